@@ -1,0 +1,182 @@
+"""Scaled dot-product attention and multi-head attention, forward and backward.
+
+Shapes (declared once for the whole course):
+    B batch, T query length, S key/value length, D d_model, H heads, Dh = D / H.
+
+Scaled dot-product attention (Vaswani et al., 2017):
+    scores = Q K^T / sqrt(Dh) + mask      (B, H, T, S)
+    A      = softmax(scores)              (B, H, T, S)   over the keys
+    out    = A V                          (B, H, T, Dh)
+
+Multi-head attention projects queries from ``x_q`` and keys/values from ``x_kv``:
+self-attention is ``x_q is x_kv``; cross-attention takes ``x_q`` = decoder states and
+``x_kv`` = H_enc.  Its backward returns the two input gradients *separately*, so the
+caller sees exactly how much of the gradient flows into the encoder through K and V.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .checks import check_shape
+from .layers.linear import affine_backward, affine_forward
+from .layers.softmax import softmax, softmax_backward
+from .masks import MASK_VALUE
+from .module import Module
+
+
+# ---- scaled dot-product attention -----------------------------------------------------
+class AttentionCache(NamedTuple):
+    Q: np.ndarray  # (B, H, T, Dh)  for dK = dscores^T Q
+    K: np.ndarray  # (B, H, S, Dh)  for dQ = dscores K
+    V: np.ndarray  # (B, H, S, Dh)  for dA = dout V^T
+    A: np.ndarray  # (B, H, T, S)   attention weights, for dV and the softmax backward
+
+
+def _check_mask(mask, scores_shape) -> None:
+    try:
+        ok = np.ndim(mask) <= 4 and np.broadcast_shapes(np.shape(mask), scores_shape) == scores_shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores_shape}, "
+            f"e.g. (T, S) or (B, 1, 1, S); got {np.shape(mask)}")
+
+
+def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):
+    """Q (B, H, T, Dh), K and V (B, H, S, Dh), mask broadcastable to (B, H, T, S)
+    -> out (B, H, T, Dh), cache.
+
+    A query whose every key is masked gets all-zero weights, hence a zero output and a
+    zero gradient, instead of a meaningless uniform average.
+    """
+    Dh = Q.shape[-1]
+    scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
+    scores *= 1.0 / math.sqrt(Dh)
+    if mask is not None:
+        _check_mask(mask, scores.shape)
+        scores += mask
+    A = softmax(scores)  # (B, H, T, S)
+    if mask is not None:
+        row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?
+        if not row_alive.all():
+            A *= row_alive  # fully-masked rows -> zero weights
+    out = A @ V  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
+    return out, AttentionCache(Q, K, V, A)
+
+
+def scaled_dot_product_attention_backward(dout: np.ndarray, cache: AttentionCache):
+    """dout (B, H, T, Dh) -> (dQ, dK, dV), shaped like Q, K, V."""
+    Q, K, V, A = cache
+    scale = 1.0 / math.sqrt(Q.shape[-1])
+    # forward: out = A @ V
+    dA = dout @ V.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
+    dV = A.swapaxes(-1, -2) @ dout  # (B, H, S, T) @ (B, H, T, Dh) -> (B, H, S, Dh)
+    # forward: A = softmax(scores)   (a zeroed row of A gives a zero row here, as it should)
+    dscores = softmax_backward(dA, A)  # (B, H, T, S)
+    # forward: scores = Q @ K^T * scale + mask     (the mask is a constant)
+    dscores *= scale
+    dQ = dscores @ K  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
+    dK = dscores.swapaxes(-1, -2) @ Q  # (B, H, S, T) @ (B, H, T, Dh) -> (B, H, S, Dh)
+    return dQ, dK, dV
+
+
+# ---- heads -----------------------------------------------------------------------------
+def split_heads(x: np.ndarray, H: int) -> np.ndarray:
+    """(B, T, D) -> (B, H, T, Dh), a view (no copy)."""
+    B, T, D = x.shape
+    return x.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)  # (B, T, H, Dh) -> (B, H, T, Dh)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(B, H, T, Dh) -> (B, T, D), the inverse of :func:`split_heads` (one copy)."""
+    B, H, T, Dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
+
+
+class MultiHeadAttentionCache(NamedTuple):
+    x_q: np.ndarray  # (B, T, D) for dW_q
+    x_kv: np.ndarray  # (B, S, D) for dW_k, dW_v (the same array as x_q in self-attention)
+    attn: AttentionCache
+    o: np.ndarray  # (B, T, D) merged heads, for dW_o
+
+
+class MultiHeadAttention(Module):
+    """Multi-head attention with parameters named as in the paper:
+
+        q = x_q W_q + b_q,  k = x_kv W_k + b_k,  v = x_kv W_v + b_v      (B, *, D)
+        head_h = Attention(q_h, k_h, v_h)                                 (B, T, Dh) each
+        y = concat(head_1 .. head_H) W_o + b_o                            (B, T, D)
+
+    All heads are computed at once by reshaping D into (H, Dh): there is no loop.
+    ``W_*`` are (D, D) in the ``x @ W`` layout; PyTorch's ``in_proj_weight`` is
+    ``[W_q^T; W_k^T; W_v^T]`` and ``out_proj.weight`` is ``W_o^T``.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, *, rng: np.random.Generator, dtype=np.float32):
+        super().__init__(dtype)
+        if d_model % n_heads != 0:
+            raise ValueError(
+                f"n_heads: expected a divisor of d_model={d_model}, got n_heads={n_heads} "
+                f"({d_model} / {n_heads} is not an integer)")
+        self.d_model, self.n_heads = d_model, n_heads
+        # Xavier-uniform for the projections, zero biases: torch.nn.MultiheadAttention's init.
+        bound = math.sqrt(6.0 / (d_model + d_model))
+        for name in ("W_q", "W_k", "W_v", "W_o"):
+            self.add_param(name, rng.uniform(-bound, bound, size=(d_model, d_model)))
+        for name in ("b_q", "b_k", "b_v", "b_o"):
+            self.add_param(name, np.zeros(d_model))
+
+    # The three projections are separate methods so that decoding can compute K, V from
+    # H_enc once and reuse them (Lesson 9).
+    def project_q(self, x_q: np.ndarray) -> np.ndarray:
+        """x_q (B, T, D) -> Q (B, H, T, Dh)"""
+        return split_heads(affine_forward(x_q, self.params["W_q"], self.params["b_q"]), self.n_heads)
+
+    def project_kv(self, x_kv: np.ndarray):
+        """x_kv (B, S, D) -> K, V (B, H, S, Dh)"""
+        p = self.params
+        K = split_heads(affine_forward(x_kv, p["W_k"], p["b_k"]), self.n_heads)
+        V = split_heads(affine_forward(x_kv, p["W_v"], p["b_v"]), self.n_heads)
+        return K, V
+
+    def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None):
+        """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache."""
+        D = self.d_model
+        check_shape("x_q", x_q, (None, None, D), f"(B, T, d_model={D})")
+        check_shape("x_kv", x_kv, (x_q.shape[0], None, D), f"(B={x_q.shape[0]}, S, d_model={D})")
+        Q = self.project_q(x_q)  # (B, H, T, Dh)
+        K, V = self.project_kv(x_kv)  # (B, H, S, Dh) each
+        heads, attn_cache = scaled_dot_product_attention(Q, K, V, mask)  # (B, H, T, Dh)
+        o = merge_heads(heads)  # (B, T, D)
+        y = affine_forward(o, self.params["W_o"], self.params["b_o"])  # (B, T, D)
+        return y, MultiHeadAttentionCache(x_q, x_kv, attn_cache, o)
+
+    def backward(self, dy: np.ndarray, cache: MultiHeadAttentionCache):
+        """dy (B, T, D) -> (dx_q (B, T, D), dx_kv (B, S, D)).
+
+        For self-attention the caller adds the two: the input fed both roles.
+        """
+        p, g, H = self.params, self.grads, self.n_heads
+        # forward: y = o @ W_o + b_o
+        do, dW_o, db_o = affine_backward(dy, cache.o, p["W_o"])  # do (B, T, D)
+        g["W_o"] += dW_o
+        g["b_o"] += db_o
+        # forward: o = merge_heads(heads)
+        dheads = split_heads(do, H)  # (B, H, T, Dh)
+        dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn)
+        # forward: Q = split_heads(x_q @ W_q + b_q), and likewise K, V from x_kv
+        dx_q, dW_q, db_q = affine_backward(merge_heads(dQ), cache.x_q, p["W_q"])  # (B, T, D)
+        dx_k, dW_k, db_k = affine_backward(merge_heads(dK), cache.x_kv, p["W_k"])  # (B, S, D)
+        dx_v, dW_v, db_v = affine_backward(merge_heads(dV), cache.x_kv, p["W_v"])  # (B, S, D)
+        g["W_q"] += dW_q
+        g["b_q"] += db_q
+        g["W_k"] += dW_k
+        g["b_k"] += db_k
+        g["W_v"] += dW_v
+        g["b_v"] += db_v
+        dx_kv = dx_k + dx_v  # keys and values were both computed from x_kv
+        return dx_q, dx_kv

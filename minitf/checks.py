@@ -1,0 +1,66 @@
+"""Input checks that fail early with a message naming the argument, what was expected
+and what was given.  Layers call these on entry; nothing here is part of the maths."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+
+def _fmt(expected: Sequence) -> str:
+    return "(" + ", ".join("*" if e is None else str(e) for e in expected) + ")"
+
+
+def check_shape(name: str, x, expected: Sequence, hint: str = "") -> None:
+    """Raise ``ValueError`` unless ``x.shape`` matches ``expected``.
+
+    ``expected`` holds ints (must match) and ``None`` (any size), e.g. ``(None, None, 128)``.
+    """
+    shape = np.shape(x)
+    ok = len(shape) == len(expected) and all(e is None or e == s for e, s in zip(expected, shape))
+    if not ok:
+        extra = f" ({hint})" if hint else ""
+        raise ValueError(f"{name}: expected shape {_fmt(expected)}{extra}, got {tuple(shape)}")
+
+
+def check_float(name: str, x) -> None:
+    """Raise ``TypeError`` unless ``x`` is a floating-point array."""
+    dt = np.asarray(x).dtype
+    if not np.issubdtype(dt, np.floating):
+        raise TypeError(f"{name}: expected a float32 or float64 array, got dtype {dt}")
+
+
+def check_token_ids(name: str, ids, vocab_size: int, allow: Sequence[int] = ()) -> np.ndarray:
+    """Return ``ids`` as an integer array after checking dtype and range ``[0, vocab_size)``.
+
+    ``allow`` lists extra values accepted outside the range (e.g. ``-100`` in labels).
+    """
+    arr = np.asarray(ids)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name}: expected an integer array of token ids, got dtype {arr.dtype}")
+    bad = (arr < 0) | (arr >= vocab_size)
+    for a in allow:
+        bad &= arr != a
+    if bad.any():
+        first = arr[bad].flat[0]
+        allowed = f" (or {', '.join(map(str, allow))})" if allow else ""
+        raise ValueError(
+            f"{name}: expected token ids in [0, {vocab_size}){allowed}, got {first} "
+            f"at index {tuple(int(i) for i in np.argwhere(bad)[0])}"
+        )
+    return arr
+
+
+def check_positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    return int(value)
+
+
+def check_probability(name: str, value, low_inclusive: bool = True, high_inclusive: bool = False) -> float:
+    lo_ok = value >= 0 if low_inclusive else value > 0
+    hi_ok = value <= 1 if high_inclusive else value < 1
+    if not (lo_ok and hi_ok):
+        interval = ("[" if low_inclusive else "(") + "0, 1" + ("]" if high_inclusive else ")")
+        raise ValueError(f"{name}: expected a value in {interval}, got {value!r}")
+    return float(value)

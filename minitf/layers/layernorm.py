@@ -1,0 +1,54 @@
+"""Layer normalisation over the last axis (Ba, Kiros & Hinton, 2016).
+
+    mu    = mean(x)            sigma^2 = mean((x - mu)^2)
+    x_hat = (x - mu) / sqrt(sigma^2 + eps)
+    y     = gamma * x_hat + beta
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..checks import check_shape
+from ..module import Module
+
+
+class LayerNormCache(NamedTuple):
+    x_hat: np.ndarray  # (..., D) normalised input
+    rstd: np.ndarray  # (..., 1) 1 / sqrt(sigma^2 + eps)
+
+
+class LayerNorm(Module):
+    """``gamma``, ``beta`` (D,).  forward: x (..., D) -> y (..., D)."""
+
+    def __init__(self, d_model: int, eps: float = 1e-5, *, dtype=np.float32):
+        super().__init__(dtype)
+        self.d_model, self.eps = d_model, eps
+        self.add_param("gamma", np.ones(d_model))
+        self.add_param("beta", np.zeros(d_model))
+
+    def forward(self, x: np.ndarray):
+        check_shape("x", x, (None,) * (np.ndim(x) - 1) + (self.d_model,), f"last dim must be d_model={self.d_model}")
+        mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
+        xc = x - mu  # (..., D)
+        var = (xc * xc).mean(axis=-1, keepdims=True)  # (..., 1) biased, as in the paper and torch
+        rstd = 1.0 / np.sqrt(var + self.eps)  # (..., 1)
+        x_hat = xc * rstd  # (..., D)
+        y = x_hat * self.params["gamma"] + self.params["beta"]
+        return y, LayerNormCache(x_hat, rstd)
+
+    def backward(self, dy: np.ndarray, cache: LayerNormCache) -> np.ndarray:
+        x_hat, rstd = cache
+        D = self.d_model
+        # forward: y = gamma * x_hat + beta
+        self.grads["gamma"] += (dy * x_hat).reshape(-1, D).sum(axis=0)
+        self.grads["beta"] += dy.reshape(-1, D).sum(axis=0)
+        dx_hat = dy * self.params["gamma"]  # (..., D)
+        # forward: x_hat = (x - mu) * rstd, with mu and rstd functions of x.  Collecting the
+        # three paths (direct, through mu, through sigma) gives the compact form:
+        #   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+        dx = rstd * (dx_hat
+                     - dx_hat.mean(axis=-1, keepdims=True)
+                     - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True))
+        return dx
