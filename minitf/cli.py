@@ -1,0 +1,50 @@
+"""The ``minitf`` command.  Each sub-command lives in its own module, which provides
+``configure(parser)`` (add its arguments) and ``run(args) -> int`` (do the work); this
+file only wires them together, importing a module when its command is used."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command name -> (module, one-line help)
+COMMANDS = {
+    "train": ("minitf.commands.train", "train a small model on a toy task; print teacher-forced vs free-running results"),
+    "bench": ("minitf.commands.bench", "time a training step (or decoding, with --decode) in NumPy and, if installed, PyTorch"),
+    "figures": ("minitf.commands.figures", "regenerate the course figures and the figure key"),
+    "generate": ("minitf.commands.generate", "decode from a checkpoint: greedy, sampling or beam search"),
+    "homework": ("minitf.commands.homework", "hand out a fresh homework template"),
+    "grade": ("minitf.commands.grade", "grade a homework submission with pytest"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="minitf", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module, help_) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.set_defaults(_module=module)
+        try:
+            importlib.import_module(module).configure(p)
+        except ModuleNotFoundError as e:  # a command whose module is not written yet
+            if e.name != module:
+                raise
+            p.set_defaults(_missing=True)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "_missing", False):
+        parser.error(f"command {args.command!r} is not available in this version")
+    try:
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per ``minitf`` sub-command: ``configure(parser)`` and ``run(args)``."""
