@@ -14,7 +14,7 @@ class EmbeddingCache(NamedTuple):
 
 
 class Embedding(Module):
-    """``W_E`` (V, D).  forward: ids (...) -> x (..., D).
+    """``W_E`` (V, D), initialised N(0, init_std^2).  forward: ids (...) -> x (..., D).
 
     ``padding_idx``: that row's gradient contribution is dropped, so the pad vector
     never learns (as in ``torch.nn.Embedding(padding_idx=...)``); it is initialised
@@ -22,10 +22,10 @@ class Embedding(Module):
     """
 
     def __init__(self, vocab_size: int, d_model: int, padding_idx: int | None = None,
-                 *, rng: np.random.Generator, dtype=np.float32):
+                 *, init_std: float = 1.0, rng: np.random.Generator, dtype=np.float32):
         super().__init__(dtype)
         self.vocab_size, self.d_model, self.padding_idx = vocab_size, d_model, padding_idx
-        W_E = rng.standard_normal((vocab_size, d_model))
+        W_E = init_std * rng.standard_normal((vocab_size, d_model))  # torch: N(0, 1)
         if padding_idx is not None:
             if not 0 <= padding_idx < vocab_size:
                 raise ValueError(f"padding_idx: expected an id in [0, {vocab_size}), got {padding_idx}")

@@ -1,0 +1,175 @@
+"""The encoder block and the decoder block, with the layer maths of
+``torch.nn.TransformerEncoderLayer`` / ``TransformerDecoderLayer``.
+
+Every block is a stack of *sub-layers*, each wrapped in a residual connection and a
+LayerNorm, in one of two arrangements:
+
+    pre-LN  (norm_first=True):   y = x + Dropout(f(LayerNorm(x)))
+    post-LN (norm_first=False):  y = LayerNorm(x + Dropout(f(x)))
+
+Encoder block:  self-attention (padding mask)  -> feed-forward
+Decoder block:  causal self-attention          -> cross-attention over H_enc -> feed-forward
+
+The cross-attention sub-layer is where the decoder reads the encoder: its queries come
+from the decoder stream, its keys and values from H_enc.  Its backward hands back this
+block's share of dL/dH_enc.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from .attention import MultiHeadAttention
+from .layers import Dropout, FeedForward, LayerNorm
+from .module import Module
+
+
+# ---- the residual sub-layer, pre-LN or post-LN ---------------------------------------------
+class SublayerCache(NamedTuple):
+    norm: Any  # LayerNorm cache
+    f: Any  # cache of the wrapped function (attention or feed-forward)
+    drop: Any  # residual dropout mask
+
+
+def sublayer_forward(x: np.ndarray, f: Callable, norm: LayerNorm, drop: Dropout, norm_first: bool):
+    """x (B, T, D) -> y (B, T, D).  ``f(h) -> (out, cache)`` is the sub-layer's function."""
+    if norm_first:
+        h, c_norm = norm.forward(x)  # (B, T, D)
+        out, c_f = f(h)  # (B, T, D)
+        out, c_drop = drop.forward(out)
+        y = x + out  # the residual stream is never normalised in place
+    else:
+        out, c_f = f(x)  # (B, T, D)
+        out, c_drop = drop.forward(out)
+        y, c_norm = norm.forward(x + out)  # (B, T, D)
+    return y, SublayerCache(c_norm, c_f, c_drop)
+
+
+def sublayer_backward(dy: np.ndarray, cache: SublayerCache, f_backward: Callable,
+                      norm: LayerNorm, drop: Dropout, norm_first: bool):
+    """dy (B, T, D) -> (dx (B, T, D), extra).
+
+    ``f_backward(dout, c_f) -> (dh, extra)``: the gradient for the sub-layer's input
+    ``h`` plus anything else it produces (cross-attention: dL/dH_enc).
+    """
+    c_norm, c_f, c_drop = cache
+    if norm_first:
+        # forward: y = x + drop(f(norm(x)))
+        dout = drop.backward(dy, c_drop)
+        dh, extra = f_backward(dout, c_f)
+        dx = dy + norm.backward(dh, c_norm)  # the residual path + the path through the branch
+    else:
+        # forward: y = norm(z),  z = x + drop(f(x))
+        dz = norm.backward(dy, c_norm)
+        dout = drop.backward(dz, c_drop)
+        dh, extra = f_backward(dout, c_f)
+        dx = dz + dh  # the residual path + the path through the branch
+    return dx, extra
+
+
+# ---- encoder block ------------------------------------------------------------------------
+class EncoderBlockCache(NamedTuple):
+    self_attn: SublayerCache
+    ff: SublayerCache
+
+
+class EncoderBlock(Module):
+    """Bidirectional self-attention then feed-forward.  x (B, S, D) -> (B, S, D)."""
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0,
+                 activation: str = "relu", norm_first: bool = True, eps: float = 1e-5,
+                 *, rng: np.random.Generator, dtype=np.float32):
+        super().__init__(dtype)
+        self.norm_first = norm_first
+        self.self_attn = MultiHeadAttention(d_model, n_heads, rng=rng, dtype=dtype)
+        self.ff = FeedForward(d_model, d_ff, activation, dropout, rng=rng, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps, dtype=dtype)
+        self.dropout1 = Dropout(dropout, rng=rng, dtype=dtype)
+        self.dropout2 = Dropout(dropout, rng=rng, dtype=dtype)
+
+    def forward(self, x: np.ndarray, src_mask=None):
+        """x (B, S, D), src_mask (B, 1, 1, S) key padding -> (B, S, D), cache"""
+        x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, src_mask),
+                                   self.norm1, self.dropout1, self.norm_first)
+        x, c_ff = sublayer_forward(x, self.ff.forward, self.norm2, self.dropout2, self.norm_first)
+        return x, EncoderBlockCache(c_sa, c_ff)
+
+    def backward(self, dy: np.ndarray, cache: EncoderBlockCache) -> np.ndarray:
+        dx, _ = sublayer_backward(dy, cache.ff, _ff_backward(self.ff),
+                                  self.norm2, self.dropout2, self.norm_first)
+        dx, _ = sublayer_backward(dx, cache.self_attn, _self_attn_backward(self.self_attn),
+                                  self.norm1, self.dropout1, self.norm_first)
+        return dx
+
+
+# ---- decoder block ------------------------------------------------------------------------
+class DecoderBlockCache(NamedTuple):
+    self_attn: SublayerCache
+    cross_attn: SublayerCache | None
+    ff: SublayerCache
+
+
+class DecoderBlock(Module):
+    """Causal self-attention, cross-attention over H_enc, feed-forward.  x (B, T, D) -> (B, T, D).
+
+    ``cross_attention=False`` leaves the cross-attention out: that is the block of a
+    decoder-only (GPT-style) model.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0,
+                 activation: str = "relu", norm_first: bool = True, eps: float = 1e-5,
+                 cross_attention: bool = True, *, rng: np.random.Generator, dtype=np.float32):
+        super().__init__(dtype)
+        self.norm_first, self.has_cross = norm_first, cross_attention
+        self.self_attn = MultiHeadAttention(d_model, n_heads, rng=rng, dtype=dtype)
+        if cross_attention:
+            self.cross_attn = MultiHeadAttention(d_model, n_heads, rng=rng, dtype=dtype)
+        self.ff = FeedForward(d_model, d_ff, activation, dropout, rng=rng, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps, dtype=dtype)
+        self.dropout1 = Dropout(dropout, rng=rng, dtype=dtype)
+        self.dropout2 = Dropout(dropout, rng=rng, dtype=dtype)
+        self.dropout3 = Dropout(dropout, rng=rng, dtype=dtype)
+
+    def forward(self, x: np.ndarray, h_enc: np.ndarray | None = None, self_mask=None, cross_mask=None):
+        """x (B, T, D), h_enc (B, S, D), self_mask (T, T) causal, cross_mask (B, 1, 1, S) source padding
+        -> (B, T, D), cache"""
+        x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, self_mask),
+                                   self.norm1, self.dropout1, self.norm_first)
+        c_ca = None
+        if self.has_cross:
+            # queries from the decoder stream, keys and values from the encoder output
+            x, c_ca = sublayer_forward(x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask),
+                                       self.norm2, self.dropout2, self.norm_first)
+        x, c_ff = sublayer_forward(x, self.ff.forward, self.norm3, self.dropout3, self.norm_first)
+        return x, DecoderBlockCache(c_sa, c_ca, c_ff)
+
+    def backward(self, dy: np.ndarray, cache: DecoderBlockCache):
+        """dy (B, T, D) -> (dx (B, T, D), dh_enc (B, S, D) this block's share, or None)"""
+        dx, _ = sublayer_backward(dy, cache.ff, _ff_backward(self.ff),
+                                  self.norm3, self.dropout3, self.norm_first)
+        dh_enc = None
+        if self.has_cross:
+            # cross-attention hands back two gradients: one for its queries (the decoder
+            # stream, dx) and one for its keys and values (H_enc, dh_enc)
+            dx, dh_enc = sublayer_backward(dx, cache.cross_attn, self.cross_attn.backward,
+                                           self.norm2, self.dropout2, self.norm_first)
+        dx, _ = sublayer_backward(dx, cache.self_attn, _self_attn_backward(self.self_attn),
+                                  self.norm1, self.dropout1, self.norm_first)
+        return dx, dh_enc
+
+
+# ---- how each sub-layer's backward plugs into sublayer_backward ---------------------------------
+def _self_attn_backward(attn: MultiHeadAttention):
+    def f_backward(dout, c):
+        dx_q, dx_kv = attn.backward(dout, c)
+        return dx_q + dx_kv, None  # the same h fed queries, keys and values
+
+    return f_backward
+
+
+def _ff_backward(ff: FeedForward):
+    return lambda dout, c: (ff.backward(dout, c), None)

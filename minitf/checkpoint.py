@@ -1,0 +1,279 @@
+"""Checkpoints: a model's config, parameters and optimizer state in one ``.npz`` file.
+
+The file is an ordinary NumPy ``.npz`` (a zip of ``.npy`` arrays) with these entries:
+
+=====================  ========================================================
+``__format__``         the marker ``"minitf-checkpoint"`` (a NumPy unicode array)
+``__version__``        format version, 0-d int64 (this code writes and reads 1)
+``config``             the model/run config as UTF-8 JSON text in a uint8 array
+``extra``              optional: any other JSON-serialisable dict, same encoding
+``param/<name>``       one array per parameter, dtype and shape as given
+``optim/<name>``       optional: one array per optimizer state entry
+=====================  ========================================================
+
+Nothing is pickled: arrays are written with ``allow_pickle=False`` and read with
+``np.load(..., allow_pickle=False)``, so a file holding pickled Python objects is
+refused without running any of it.  Everything loads with plain NumPy, too::
+
+    z = np.load("run.npz", allow_pickle=False); z["param/encoder.embed.W_E"]
+
+Saving is atomic: the file is written to a temporary file in the same directory,
+flushed and fsync'ed, then moved over ``path`` with ``os.replace``.  A crash or an
+error midway leaves the previous checkpoint untouched.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into"]
+
+FORMAT = "minitf-checkpoint"
+VERSION = 1
+
+_PARAM, _OPTIM = "param/", "optim/"
+_NUMERIC_KINDS = "biuf"  # bool, signed and unsigned integer, float
+
+
+class Checkpoint(NamedTuple):
+    config: dict                                  # as saved (through JSON: tuples come back as lists)
+    params: dict[str, np.ndarray]                 # name -> array, in the saved order
+    optimizer_state: dict[str, np.ndarray] | None  # None when none was saved
+    extra: dict | None                            # None when none was saved
+
+
+# -- saving ------------------------------------------------------------------------------------
+def _json_bytes(what: str, value: dict) -> np.ndarray:
+    if not isinstance(value, dict):
+        raise TypeError(f"{what}: expected a dict, got {type(value).__name__}")
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{what}: expected a JSON-serialisable dict, got one that is not ({e})") from None
+    return np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+
+
+def _array_entries(what: str, prefix: str, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    if not isinstance(arrays, Mapping):
+        raise TypeError(f"{what}: expected a dict name -> array, got {type(arrays).__name__}")
+    out = {}
+    for name, a in arrays.items():
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"{what}: expected non-empty str names, got {name!r}")
+        if not isinstance(a, (np.ndarray, np.generic)) or a.dtype.kind not in _NUMERIC_KINDS:
+            got = f"dtype {a.dtype}" if isinstance(a, (np.ndarray, np.generic)) else type(a).__name__
+            raise TypeError(f"{what}[{name!r}]: expected a numeric (bool, int or float) array, got {got}")
+        out[prefix + name] = np.asarray(a)
+    return out
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def save_checkpoint(path, *, config: dict, params: Mapping[str, np.ndarray],
+                    optimizer_state: Mapping[str, np.ndarray] | None = None,
+                    extra: dict | None = None) -> None:
+    """Write a checkpoint to ``path`` (used as given: no ``.npz`` suffix is added), atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Destination file; its directory must exist.
+    config : dict
+        JSON-serialisable config (e.g. ``dataclasses.asdict(model_config)``).
+    params : dict[str, np.ndarray]
+        ``model.parameters()``; saved bit for bit, dtype kept.
+    optimizer_state : dict[str, np.ndarray] or None
+        ``opt.state_dict()``.
+    extra : dict or None
+        Anything else JSON-serialisable: step, schedule, metrics, seed...
+    """
+    entries: dict[str, np.ndarray] = {
+        "__format__": np.array(FORMAT),
+        "__version__": np.array(VERSION, dtype=np.int64),
+        "config": _json_bytes("config", config),
+    }
+    if extra is not None:
+        entries["extra"] = _json_bytes("extra", extra)
+    entries.update(_array_entries("params", _PARAM, params))
+    if optimizer_state is not None:
+        entries.update(_array_entries("optimizer_state", _OPTIM, optimizer_state))
+
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp_path = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, allow_pickle=False, **entries)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp_path, 0o666 & ~_current_umask())  # mkstemp creates it 0600
+        os.replace(tmp_path, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_path)
+        except FileNotFoundError:
+            pass
+        raise
+    # Make the rename itself durable (POSIX; not possible on every platform).
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+# -- loading ----------------------------------------------------------------------------------
+def _json_value(path: str, key: str, arr: np.ndarray) -> dict:
+    if arr.dtype != np.uint8 or arr.ndim != 1:
+        raise ValueError(f"{path}: entry {key!r} should be JSON text in a 1-d uint8 array, "
+                         f"got dtype {arr.dtype} and shape {arr.shape}")
+    try:
+        value = json.loads(arr.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: entry {key!r} is not valid UTF-8 JSON ({e})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path}: entry {key!r} should hold a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _read_entries(path: str) -> dict[str, np.ndarray]:
+    """Every entry of the ``.npz`` at ``path`` as an array, with clear errors for bad files."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"checkpoint path is a directory, not a file: {path!r}")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"checkpoint file not found: {path!r}")
+    if not zipfile.is_zipfile(path):
+        with open(path, "rb") as f:
+            head = f.read(4)
+        if head == b"PK\x03\x04":
+            raise ValueError(f"{path}: truncated or corrupt checkpoint (a zip archive without its "
+                             f"central directory; was the write interrupted?)")
+        raise ValueError(f"{path}: not a minitf checkpoint (not a .npz/zip archive)")
+    entries: dict[str, np.ndarray] = {}
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            for key in z.files:
+                try:
+                    value = z[key]
+                except ValueError as e:
+                    if "allow_pickle" in str(e) or "Object arrays" in str(e):
+                        raise ValueError(f"{path}: entry {key!r} is an object array (pickled Python "
+                                         f"objects); refusing to load it -- a checkpoint holds only "
+                                         f"numeric arrays") from None
+                    raise ValueError(f"{path}: corrupt checkpoint: entry {key!r} cannot be read ({e})") from None
+                if not isinstance(value, np.ndarray):  # a zip member that is not a .npy file
+                    raise ValueError(f"{path}: not a minitf checkpoint: entry {key!r} is not a .npy array")
+                entries[key] = value
+    except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as e:
+        raise ValueError(f"{path}: truncated or corrupt checkpoint ({type(e).__name__}: {e})") from None
+    return entries
+
+
+def load_checkpoint(path) -> Checkpoint:
+    """Read a checkpoint written by :func:`save_checkpoint`.
+
+    Returns
+    -------
+    Checkpoint
+        ``(config, params, optimizer_state, extra)``; ``optimizer_state`` and ``extra``
+        are ``None`` when they were not saved.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        Naming ``path`` and the problem: not a zip/npz archive, truncated or corrupt,
+        no format marker, a format version this code cannot read, an object (pickled)
+        array, a malformed config, or an unknown entry.
+    """
+    path = os.fspath(path)
+    entries = _read_entries(path)
+
+    if "__format__" not in entries:
+        raise ValueError(f"{path}: not a minitf checkpoint: missing the format marker '__format__' "
+                         f"(entries: {sorted(entries)[:10]})")
+    marker = entries.pop("__format__")
+    if marker.dtype.kind != "U" or marker.shape != () or str(marker) != FORMAT:
+        raise ValueError(f"{path}: not a minitf checkpoint: format marker is {marker!r}, expected {FORMAT!r}")
+    version = entries.pop("__version__", None)
+    if version is None or version.shape != () or version.dtype.kind not in "iu":
+        raise ValueError(f"{path}: missing or malformed format version '__version__' (got {version!r})")
+    if int(version) != VERSION:
+        raise ValueError(f"{path}: checkpoint format version {int(version)}; this minitf reads "
+                         f"version {VERSION} only")
+    if "config" not in entries:
+        raise ValueError(f"{path}: missing the 'config' entry")
+    config = _json_value(path, "config", entries.pop("config"))
+    extra = _json_value(path, "extra", entries.pop("extra")) if "extra" in entries else None
+
+    params: dict[str, np.ndarray] = {}
+    optim: dict[str, np.ndarray] = {}
+    for key, value in entries.items():
+        if key.startswith(_PARAM):
+            params[key[len(_PARAM):]] = value
+        elif key.startswith(_OPTIM):
+            optim[key[len(_OPTIM):]] = value
+        else:
+            raise ValueError(f"{path}: unexpected entry {key!r} in a version-{VERSION} checkpoint")
+        if value.dtype.kind not in _NUMERIC_KINDS:
+            raise ValueError(f"{path}: entry {key!r} has dtype {value.dtype}; expected a numeric array")
+    return Checkpoint(config=config, params=params, optimizer_state=optim or None, extra=extra)
+
+
+# -- into a model -----------------------------------------------------------------------------
+def _listing(names) -> str:
+    names = sorted(names)
+    more = f", ... ({len(names) - 10} more)" if len(names) > 10 else ""
+    return "[" + ", ".join(repr(n) for n in names[:10]) + more + "]"
+
+
+def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.ndarray],
+                     what: str = "checkpoint") -> None:
+    """Copy ``loaded`` arrays into the ``target`` arrays in place, cast to the target's dtype.
+
+    ``target`` is usually ``model.parameters()``.  Everything is checked before anything
+    is copied: the names must match exactly (missing and unexpected names are listed)
+    and so must every shape (name, expected, got).  ``what`` names the source in errors.
+    """
+    if not isinstance(target, Mapping) or not isinstance(loaded, Mapping):
+        raise TypeError(f"{what}: expected two dicts name -> array (target, loaded), got "
+                        f"{type(target).__name__} and {type(loaded).__name__}")
+    missing, unexpected = target.keys() - loaded.keys(), loaded.keys() - target.keys()
+    if missing or unexpected:
+        parts = []
+        if missing:
+            parts.append(f"missing {_listing(missing)}")
+        if unexpected:
+            parts.append(f"unexpected {_listing(unexpected)}")
+        raise ValueError(f"{what}: parameter names do not match the model's: " + "; ".join(parts))
+    bad = []
+    for name, dst in target.items():
+        src = loaded[name]
+        if not isinstance(src, (np.ndarray, np.generic)) or src.dtype.kind not in _NUMERIC_KINDS:
+            got = f"dtype {src.dtype}" if isinstance(src, (np.ndarray, np.generic)) else type(src).__name__
+            raise TypeError(f"{what}: parameter {name!r}: expected a numeric array, got {got}")
+        if src.shape != dst.shape:
+            bad.append(f"{name!r}: expected {dst.shape}, got {src.shape}")
+        if not dst.flags.writeable:
+            raise ValueError(f"{what}: target parameter {name!r} is read-only")
+    if bad:
+        raise ValueError(f"{what}: parameter shapes do not match the model's: " + "; ".join(bad))
+    for name, dst in target.items():
+        np.copyto(dst, loaded[name], casting="unsafe")  # bool/int/float -> the target's float dtype

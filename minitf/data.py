@@ -1,0 +1,319 @@
+"""From text to the three arrays a training step eats: a character tokenizer, the
+shift right that turns labels into decoder inputs, and padded batches.
+
+Teacher forcing in one picture (Lesson 8, section 2).  For a target ``y = "cab"`` with
+``<eos>`` appended and ``<bos>`` as the start token::
+
+    position t          0      1      2      3
+    labels          c      a      b      <eos>     what position t must predict: y_t
+    decoder_input_ids   <bos>  c      a      b         what position t is fed:      y_{t-1}
+
+``decoder_input_ids`` is ``labels`` shifted right by one with the start token in front,
+exactly as Hugging Face's ``shift_tokens_right`` builds it.  In a padded batch the label
+padding is ``IGNORE_INDEX`` (-100): those positions get no loss and no gradient, and the
+mean loss divides by :attr:`Batch.n_tokens`, the number of *real* target tokens.
+
+Shapes: B batch, S source length, T target length.
+"""
+from __future__ import annotations
+
+from itertools import chain
+from typing import Iterable, NamedTuple, Sequence
+
+import numpy as np
+
+IGNORE_INDEX = -100
+"""The label value that the loss skips (the ``ignore_index`` of PyTorch's cross-entropy)."""
+
+SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
+"""Special tokens, in id order: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3."""
+
+
+# ---- tokenizer ------------------------------------------------------------------------
+class CharTokenizer:
+    """One token per character, after four special tokens with fixed ids.
+
+    ==========  ====  =================================================================
+    token       id    role
+    ==========  ====  =================================================================
+    ``<pad>``   0     fills short sequences up to the batch's longest
+    ``<bos>``   1     start token: the first decoder input
+    ``<eos>``   2     end of sequence: the last label, where free-running decoding stops
+    ``<unk>``   3     any character outside the alphabet
+    ``alphabet[i]``   ``4 + i``
+    ==========  ====  =================================================================
+
+    Parameters
+    ----------
+    alphabet : str or sequence of str
+        The characters, each a single character, in id order; no duplicates.
+
+    Attributes
+    ----------
+    alphabet : str
+        The characters as one string.
+    pad_id, bos_id, eos_id, unk_id : int
+        0, 1, 2, 3.
+    specials : tuple of str
+        ``("<pad>", "<bos>", "<eos>", "<unk>")``.
+    vocab_size : int
+        V = 4 + len(alphabet).
+    """
+
+    pad_id = 0
+    bos_id = 1
+    eos_id = 2
+    unk_id = 3
+    specials = SPECIAL_TOKENS
+
+    def __init__(self, alphabet: str | Sequence[str]):
+        if isinstance(alphabet, (bytes, bytearray)):
+            raise TypeError(f"alphabet: expected a str or a sequence of single characters, got {type(alphabet).__name__}")
+        chars = list(alphabet)
+        for i, c in enumerate(chars):
+            if not isinstance(c, str) or len(c) != 1:
+                raise TypeError(f"alphabet: expected single characters, got {c!r} at index {i}")
+        if not chars:
+            raise ValueError("alphabet: expected at least one character, got an empty alphabet")
+        if len(set(chars)) != len(chars):
+            seen: set[str] = set()
+            dups = [c for c in chars if c in seen or seen.add(c)]
+            raise ValueError(f"alphabet: expected distinct characters, got duplicates {sorted(set(dups))}")
+        self.alphabet = "".join(chars)
+        n_special = len(self.specials)
+        self._char_to_id = {c: n_special + i for i, c in enumerate(chars)}
+        self._id_to_token = list(self.specials) + chars  # id -> token string
+        self.vocab_size = len(self._id_to_token)
+
+    # -- text <-> ids ----------------------------------------------------------------------
+    def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+        """``text`` -> list of ids; characters outside the alphabet become ``<unk>``.
+
+        ``add_bos`` puts ``<bos>`` in front, ``add_eos`` appends ``<eos>``.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"text: expected a str, got {type(text).__name__}")
+        get, unk = self._char_to_id.get, self.unk_id
+        ids = [get(c, unk) for c in text]
+        if add_bos:
+            ids.insert(0, self.bos_id)
+        if add_eos:
+            ids.append(self.eos_id)
+        return ids
+
+    def decode(self, ids: Iterable[int], skip_special: bool = True) -> str:
+        """ids (T,) -> text.
+
+        With ``skip_special`` (the default) decoding stops at the first ``<eos>`` and
+        every special token is left out, so a model's padded or over-long output reads as
+        the answer it gave.  Without it every id is shown, specials as ``<pad>``, ``<eos>``...
+        """
+        arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
+        if arr.size == 0:
+            return ""
+        if arr.ndim != 1:
+            raise ValueError(f"ids: expected a 1-D sequence of token ids (use decode_batch for (B, T)), "
+                             f"got shape {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
+        bad = (arr < 0) | (arr >= self.vocab_size)
+        if bad.any():
+            raise ValueError(f"ids: expected token ids in [0, {self.vocab_size}), got {int(arr[bad][0])} "
+                             f"at index {int(np.argmax(bad))}")
+        if skip_special:
+            eos = np.flatnonzero(arr == self.eos_id)
+            if eos.size:
+                arr = arr[: eos[0]]
+            arr = arr[arr >= len(self.specials)]
+        tokens = self._id_to_token
+        return "".join(tokens[i] for i in arr.tolist())
+
+    def decode_batch(self, ids, skip_special: bool = True) -> list[str]:
+        """ids (B, T) -> list of B strings, each row decoded as by :meth:`decode`."""
+        arr = np.asarray(ids)
+        if arr.ndim != 2:
+            raise ValueError(f"ids: expected shape (B, T), got {arr.shape}")
+        return [self.decode(row, skip_special=skip_special) for row in arr]
+
+    def id_to_token(self, i: int) -> str:
+        """The token string of id ``i`` (a character, or a special like ``<eos>``)."""
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.vocab_size:
+            raise ValueError(f"i: expected a token id in [0, {self.vocab_size}), got {i!r}")
+        return self._id_to_token[int(i)]
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        """Every token string in id order (handy as axis labels of an attention plot)."""
+        return tuple(self._id_to_token)
+
+    # -- checkpoints -------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """A JSON-serialisable description; :meth:`from_dict` rebuilds the same tokenizer."""
+        return {"type": "CharTokenizer", "alphabet": self.alphabet}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CharTokenizer":
+        """Inverse of :meth:`to_dict`."""
+        if not isinstance(d, dict) or "alphabet" not in d:
+            raise ValueError(f"d: expected a dict with key 'alphabet' (from CharTokenizer.to_dict), got {d!r}")
+        if d.get("type", "CharTokenizer") != "CharTokenizer":
+            raise ValueError(f"d: expected type 'CharTokenizer', got {d['type']!r}")
+        return cls(d["alphabet"])
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, CharTokenizer):
+            return NotImplemented
+        return self.alphabet == other.alphabet
+
+    def __hash__(self) -> int:
+        return hash(("CharTokenizer", self.alphabet))
+
+    def __len__(self) -> int:
+        return self.vocab_size
+
+    def __repr__(self) -> str:
+        return f"CharTokenizer(alphabet={self.alphabet!r})  # vocab_size={self.vocab_size}"
+
+
+# ---- shift right ----------------------------------------------------------------------
+def _check_id(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name}: expected a non-negative integer token id, got {value!r}")
+    return int(value)
+
+
+def shift_right(labels, start_id: int, pad_id: int) -> np.ndarray:
+    """Decoder inputs from labels: shift right by one and put the start token in front.
+
+    Follows Hugging Face's ``shift_tokens_right``::
+
+        out[:, 1:] = labels[:, :-1]
+        out[:, 0]  = start_id
+        out[out == -100] = pad_id      # ignored label positions become padding
+
+    Position t of the decoder is then fed y_{t-1} and asked for y_t.  The last label
+    (``<eos>`` or padding) is never fed: nothing comes after it.
+
+    Parameters
+    ----------
+    labels : integer array (B, T)
+        Target ids, ``IGNORE_INDEX`` (-100) on padding.  Not modified.
+    start_id : int
+        The first decoder input (``<bos>`` here; T5 uses its pad id).
+    pad_id : int
+        What a -100 becomes in the decoder inputs.
+
+    Returns
+    -------
+    decoder_input_ids : array (B, T), same dtype as ``labels``
+    """
+    labels = np.asarray(labels)
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"labels: expected an integer array of token ids, got dtype {labels.dtype}")
+    if labels.ndim != 2:
+        raise ValueError(f"labels: expected shape (B, T), got {labels.shape}")
+    if labels.shape[1] == 0:
+        raise ValueError(f"labels: expected at least one target position (T >= 1), got shape {labels.shape}")
+    start_id = _check_id("start_id", start_id)
+    pad_id = _check_id("pad_id", pad_id)
+
+    out = np.empty_like(labels)  # (B, T), a new array: labels stays untouched
+    out[:, 1:] = labels[:, :-1]  # (B, T-1)
+    out[:, 0] = start_id
+    out[out == IGNORE_INDEX] = pad_id
+    return out
+
+
+# ---- batches --------------------------------------------------------------------------
+class Batch(NamedTuple):
+    """One padded training batch.
+
+    Sources and targets are right-padded to the longest in the batch.  The model builds
+    its source key-padding mask from ``input_ids == pad_id``.
+    """
+
+    input_ids: np.ndarray  # (B, S) int64, source ids, pad_id on padding
+    decoder_input_ids: np.ndarray  # (B, T) int64, shift_right(labels, start_id, pad_id)
+    labels: np.ndarray  # (B, T) int64, target ids, IGNORE_INDEX on padding
+
+    @property
+    def n_tokens(self) -> int:
+        """Number of real target tokens: the divisor of the mean loss (not B * T)."""
+        return int(np.count_nonzero(self.labels != IGNORE_INDEX))
+
+    @property
+    def target_mask(self) -> np.ndarray:
+        """(B, T) bool, True where the label is a real token."""
+        return self.labels != IGNORE_INDEX
+
+    @property
+    def batch_size(self) -> int:
+        return self.input_ids.shape[0]
+
+
+def _pad_right(name: str, seqs: Sequence[Sequence[int]], fill: int, forbid: int) -> np.ndarray:
+    """List of B id sequences -> (B, max length) int64, right-padded with ``fill``."""
+    lengths = np.empty(len(seqs), dtype=np.int64)
+    for i, s in enumerate(seqs):
+        try:
+            lengths[i] = len(s)
+        except TypeError:
+            raise TypeError(f"{name}[{i}]: expected a sequence of token ids, got {type(s).__name__}") from None
+        if lengths[i] == 0:
+            raise ValueError(f"{name}[{i}]: expected a non-empty sequence of token ids, got an empty one")
+    flat = np.asarray(list(chain.from_iterable(seqs)))  # all ids, row after row
+    if flat.ndim != 1:
+        raise ValueError(f"{name}: expected each element to be a flat sequence of token ids, got nested sequences")
+    if not np.issubdtype(flat.dtype, np.integer):
+        raise TypeError(f"{name}: expected integer token ids, got dtype {flat.dtype}")
+    row = np.repeat(np.arange(len(seqs)), lengths)  # which row each flat id belongs to
+    bad = (flat < 0) | (flat == forbid)
+    if bad.any():
+        k = int(np.argmax(bad))
+        i = int(row[k])
+        pos = k - int(lengths[:i].sum())
+        what = "the pad id" if flat[k] == forbid else "a negative id"
+        raise ValueError(f"{name}[{i}]: expected non-negative token ids other than pad_id={forbid}, "
+                         f"got {int(flat[k])} ({what}) at position {pos}")
+    out = np.full((len(seqs), int(lengths.max())), fill, dtype=np.int64)  # (B, max length)
+    out[np.arange(out.shape[1])[None, :] < lengths[:, None]] = flat  # row-major fill of real slots
+    return out
+
+
+def make_batch(sources: Sequence[Sequence[int]], targets: Sequence[Sequence[int]], *,
+               pad_id: int, start_id: int) -> Batch:
+    """Pad a list of (source, target) id sequences into a :class:`Batch`.
+
+    Parameters
+    ----------
+    sources : list of B id sequences
+        Encoder inputs, any lengths >= 1.
+    targets : list of B id sequences
+        What the decoder must produce, lengths >= 1; append ``<eos>`` yourself if the
+        model should learn to stop.
+    pad_id : int
+        Padding for ``input_ids`` and for the decoder inputs.  Real tokens may not equal it
+        (the model would take them for padding).
+    start_id : int
+        The decoder's first input (``<bos>``).
+
+    Returns
+    -------
+    Batch
+        ``input_ids`` (B, S), ``labels`` (B, T) with ``IGNORE_INDEX`` on padding, and
+        ``decoder_input_ids`` (B, T) = ``shift_right(labels, start_id, pad_id)``; all int64.
+    """
+    pad_id = _check_id("pad_id", pad_id)
+    start_id = _check_id("start_id", start_id)
+    if isinstance(sources, (str, np.ndarray)) or isinstance(targets, (str, np.ndarray)):
+        raise TypeError("sources, targets: expected lists of id sequences, got "
+                        f"{type(sources).__name__} and {type(targets).__name__}")
+    if len(sources) != len(targets):
+        raise ValueError(f"sources, targets: expected as many targets as sources, "
+                         f"got {len(sources)} sources and {len(targets)} targets")
+    if len(sources) == 0:
+        raise ValueError("sources: expected at least one example, got an empty batch")
+    input_ids = _pad_right("sources", sources, fill=pad_id, forbid=pad_id)  # (B, S)
+    labels = _pad_right("targets", targets, fill=IGNORE_INDEX, forbid=pad_id)  # (B, T)
+    decoder_input_ids = shift_right(labels, start_id, pad_id)  # (B, T)
+    return Batch(input_ids, decoder_input_ids, labels)

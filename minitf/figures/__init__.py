@@ -1,0 +1,19 @@
+"""The course's figures: a shared key, a registry of figure functions, reproducible files.
+
+* :mod:`minitf.figures.key` -- what every colour, line style, marker and hatch means
+  (``KEY["encoder"].color``), the matplotlib style (``with style(): ...``), and the check
+  that a figure keeps to the key (:func:`off_key_colors`).
+* :mod:`minitf.figures.registry` -- ``@register(name, lesson, title)``; ``all_figures()``,
+  ``get(name)``, ``lessons()``.
+* :mod:`minitf.figures.render` -- ``save`` / ``render_figure`` with byte-identical output.
+* ``lessonNN.py`` -- each lesson's figures.
+
+``minitf figures`` regenerates them all into ``figures/``.  Importing this package does not
+import matplotlib; drawing does.
+"""
+from .key import KEY, NEUTRAL, Meaning, off_key_colors, style
+from .registry import FigureSpec, all_figures, get, lessons, names, register
+from .render import FORMATS, render_figure, save
+
+__all__ = ["KEY", "NEUTRAL", "Meaning", "off_key_colors", "style", "FigureSpec", "all_figures", "get",
+           "lessons", "names", "register", "FORMATS", "render_figure", "save"]

@@ -1,0 +1,43 @@
+"""Small drawing helpers shared by the figure modules.
+
+Figures are plain ``matplotlib.figure.Figure`` objects on an Agg canvas: no pyplot, so no
+global "current figure" that leaks from one figure into the next, and nothing to close.
+"""
+from __future__ import annotations
+
+from .key import KEY, NEUTRAL, Meaning
+
+
+def new_figure(width: float, height: float):
+    """A blank ``Figure`` of ``width`` x ``height`` inches on an Agg canvas (no pyplot)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    if not (width > 0 and height > 0):
+        raise ValueError(f"width, height: expected positive sizes in inches, got {width!r} x {height!r}")
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def token_cell(ax, x: float, y: float, text: str, meaning: Meaning | str | None,
+               width: float = 0.86, height: float = 0.62, fontsize: float = 10, **text_kw):
+    """A token drawn as a rounded box centred at (x, y), filled with the tint of ``meaning``.
+
+    ``meaning`` is a key entry (or its name); ``None`` draws a plain ink-outlined box, for
+    tokens that are neither target nor prediction (the start token).  Returns the patch.
+    """
+    from matplotlib.patches import FancyBboxPatch
+
+    if isinstance(meaning, str):
+        meaning = KEY[meaning]
+    if meaning is None:
+        style = {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]}
+    else:
+        style = meaning.fill()
+    pad = 0.06
+    box = FancyBboxPatch((x - width / 2 + pad, y - height / 2 + pad), width - 2 * pad, height - 2 * pad,
+                         boxstyle=f"round,pad={pad}", linewidth=1.2, **style)
+    ax.add_patch(box)
+    ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, color=NEUTRAL["ink"], **text_kw)
+    return box

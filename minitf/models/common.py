@@ -1,0 +1,80 @@
+"""Pieces both transformer models share: the input (token embedding, scale, position,
+dropout), the output head (W_U, optionally tied to the embedding), and counting the
+bytes a forward pass keeps for its backward."""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..layers import Dropout, Embedding, PositionalEncoding
+from ..layers.linear import affine_backward
+
+
+# ---- input: x = Dropout(W_E[ids] * sqrt(D) + P[t]) ---------------------------------------------
+class InputCache(NamedTuple):
+    embed: Any
+    pos: Any
+    drop: Any
+
+
+def input_forward(ids: np.ndarray, embed: Embedding, pos: PositionalEncoding, drop: Dropout,
+                  scale: bool, offset: int = 0):
+    """ids (B, T) -> x (B, T, D)"""
+    x, c_embed = embed.forward(ids)  # (B, T, D)
+    if scale:
+        x = x * math.sqrt(embed.d_model)
+    x, c_pos = pos.forward(x, offset)  # (B, T, D)
+    x, c_drop = drop.forward(x)
+    return x, InputCache(c_embed, c_pos, c_drop)
+
+
+def input_backward(dx: np.ndarray, cache: InputCache, embed: Embedding, pos: PositionalEncoding,
+                   drop: Dropout, scale: bool) -> None:
+    """dx (B, T, D) -> accumulates into the embedding (and learned positions)."""
+    dx = drop.backward(dx, cache.drop)
+    dx = pos.backward(dx, cache.pos)
+    if scale:
+        dx = dx * math.sqrt(embed.d_model)
+    embed.backward(dx, cache.embed)
+
+
+# ---- output head: logits = H W_U ------------------------------------------------------------
+def head_weight(model) -> np.ndarray:
+    """W_U (D, V): its own parameter, or the target embedding's W_E^T when tied (a view)."""
+    return model.tgt_embed.params["W_E"].T if model.config.tie_output else model.params["W_U"]
+
+
+def head_backward(dlogits: np.ndarray, h: np.ndarray, model) -> np.ndarray:
+    """Undo ``logits = h @ W_U``: dlogits (B, T, V), h (B, T, D) -> dh (B, T, D).
+
+    dW_U = h^T dlogits is added to ``W_U``'s gradient, or, when tied, transposed into
+    the embedding's gradient (one table, two uses, two contributions that add up).
+    """
+    dh, dW_U, _ = affine_backward(dlogits, h, head_weight(model))  # dh (B, T, D), dW_U (D, V)
+    if model.config.tie_output:
+        model.tgt_embed.grads["W_E"] += dW_U.T  # (V, D)
+    else:
+        model.grads["W_U"] += dW_U
+    return dh
+
+
+# ---- memory: what the forward pass keeps for backward ----------------------------------------------
+def cache_nbytes(cache, seen: set | None = None) -> int:
+    """Bytes of every distinct array buffer reachable from ``cache`` (NamedTuples, tuples,
+    lists, dicts).  Views (heads split from a projection) count once, via their base."""
+    seen = set() if seen is None else seen
+    if isinstance(cache, np.ndarray):
+        root = cache
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        if id(root) in seen:
+            return 0
+        seen.add(id(root))
+        return root.nbytes
+    if isinstance(cache, dict):
+        cache = list(cache.values())
+    if isinstance(cache, (tuple, list)):
+        return sum(cache_nbytes(c, seen) for c in cache)
+    return 0

@@ -1,0 +1,87 @@
+"""A decoder-only (GPT-style) transformer from the same parts: the decoder block without
+cross-attention, under a causal mask, and the same input and head.
+
+    logits = W_U^T DecoderNorm(Blocks(Dropout(W_E[ids] sqrt(D) + P)))      (B, T, V)
+
+It uses ``ModelConfig``'s target-side fields (``tgt_vocab_size``, ``n_decoder_layers``)
+and ignores the encoder's.  Trained on a seq2seq task it reads ``source <sep> target``
+as one sequence (see ``training.decoder_only_batch``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..blocks import DecoderBlock
+from ..checks import check_token_ids
+from ..config import ModelConfig
+from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
+from ..masks import causal_mask
+from ..module import Module
+from .common import cache_nbytes, head_backward, head_weight, input_backward, input_forward
+
+
+class DecoderOnlyCache(NamedTuple):
+    input: Any
+    layers: list
+    norm: Any
+    H_dec: np.ndarray  # (B, T, D) for dW_U
+
+
+class DecoderOnly(Module):
+    """Parameter names: ``tgt_embed.W_E``, ``tgt_pos.W_pos`` (learned only),
+    ``decoder_layers.{l}.*`` (``self_attn``, ``ff``, ``norm1``, ``norm3``), ``decoder_norm.*``, ``W_U``."""
+
+    def __init__(self, config: ModelConfig):
+        c = config
+        super().__init__(np.dtype(c.dtype))
+        self.config = c
+        rng = np.random.default_rng(c.seed)
+        D, dt = c.d_model, self.dtype
+        emb_std = D ** -0.5 if c.scale_embeddings else 1.0
+        self.tgt_embed = Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
+        self.tgt_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
+        self.tgt_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
+        self.decoder_layers = [
+            DecoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first, c.layer_norm_eps,
+                         cross_attention=False, rng=rng, dtype=dt)
+            for _ in range(c.n_decoder_layers)]
+        self.decoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
+        if not c.tie_output:
+            self.add_param("W_U", rng.uniform(-1, 1, size=(D, c.tgt_vocab_size)) / math.sqrt(D))
+
+    def forward(self, input_ids: np.ndarray):
+        """input_ids (B, T) -> logits (B, T, V), cache"""
+        c = self.config
+        ids = check_token_ids("input_ids", input_ids, c.tgt_vocab_size)
+        if ids.ndim != 2:
+            raise ValueError(f"input_ids: expected shape (B, T), got {ids.shape}")
+        if ids.shape[1] > c.max_len:
+            raise ValueError(f"input_ids: expected at most max_len={c.max_len} positions, got {ids.shape[1]}")
+        self_mask = causal_mask(ids.shape[1], dtype=self.dtype)  # (T, T)
+        x, c_in = input_forward(ids, self.tgt_embed, self.tgt_pos, self.tgt_dropout, c.scale_embeddings)
+        layer_caches = []
+        for layer in self.decoder_layers:
+            x, c_l = layer.forward(x, None, self_mask)  # (B, T, D)
+            layer_caches.append(c_l)
+        H_dec, c_norm = self.decoder_norm.forward(x)  # (B, T, D)
+        logits = H_dec @ head_weight(self)  # (B, T, D) @ (D, V) -> (B, T, V)
+        return logits, DecoderOnlyCache(c_in, layer_caches, c_norm, H_dec)
+
+    def backward(self, dlogits: np.ndarray, cache: DecoderOnlyCache) -> np.ndarray:
+        """dlogits (B, T, V) -> dH_dec (B, T, D); accumulates every parameter's gradient."""
+        dH_dec = head_backward(dlogits, cache.H_dec, self)  # (B, T, D)
+        dx = self.decoder_norm.backward(dH_dec, cache.norm)
+        for l in reversed(range(len(self.decoder_layers))):
+            dx, _ = self.decoder_layers[l].backward(dx, cache.layers[l])  # no encoder to send to
+        input_backward(dx, cache.input, self.tgt_embed, self.tgt_pos, self.tgt_dropout, self.config.scale_embeddings)
+        return dH_dec
+
+    def activation_bytes(self, cache: DecoderOnlyCache) -> dict:
+        seen: set = set()
+        out = {"decoder": cache_nbytes((cache.input, cache.layers, cache.norm), seen),
+               "head": cache_nbytes(cache.H_dec, seen)}
+        out["total"] = sum(out.values())
+        return out

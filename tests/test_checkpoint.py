@@ -1,0 +1,342 @@
+"""Tests for minitf.checkpoint: bit-exact round trips, atomic writes, refusing bad files."""
+from __future__ import annotations
+
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import minitf.checkpoint as ckpt
+from minitf.checkpoint import Checkpoint, copy_params_into, load_checkpoint, save_checkpoint
+from minitf.optim import AdamW
+
+CONFIG = {"d_model": 16, "n_heads": 2, "dropout": 0.1, "pre_ln": True, "name": "tiny ‑ ünïcode",
+          "sizes": [1, 2, 3], "nested": {"eps": 1e-5, "none": None}}
+
+
+def make_params(rng, dtype):
+    return {
+        "encoder.embed.W_E": rng.standard_normal((7, 4)).astype(dtype),
+        "encoder.layers.0.self_attn.W_q": rng.standard_normal((4, 4)).astype(dtype),
+        "decoder.final_norm.gamma": rng.standard_normal(4).astype(dtype),
+        "scalar": np.array(rng.standard_normal(), dtype=dtype),
+        "fortran": np.asfortranarray(rng.standard_normal((3, 5)).astype(dtype)),
+    }
+
+
+def listing(directory):
+    return sorted(os.listdir(directory))
+
+
+# -- round trips ----------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_round_trip_is_bit_exact(dtype, rng, tmp_path):
+    params = make_params(rng, dtype)
+    params["special"] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, np.finfo(dtype).tiny], dtype=dtype)
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config=CONFIG, params=params)
+    loaded = load_checkpoint(path)
+    assert isinstance(loaded, Checkpoint)
+    assert loaded.config == CONFIG
+    assert loaded.optimizer_state is None and loaded.extra is None
+    assert list(loaded.params) == list(params)  # order kept
+    for k, v in params.items():
+        got = loaded.params[k]
+        assert got.dtype == v.dtype and got.shape == v.shape, k
+        assert np.array_equal(got, v, equal_nan=True), k
+        assert got.tobytes() == np.ascontiguousarray(v).tobytes(), k  # -0.0 and nan bits included
+
+
+def test_optimizer_state_and_extra_round_trip(rng, tmp_path):
+    params = make_params(rng, np.float32)
+    opt = AdamW(params, lr=1e-3)
+    for _ in range(3):
+        opt.step({k: rng.standard_normal(v.shape).astype(np.float32) for k, v in params.items()})
+    extra = {"step": 3, "schedule": {"name": "noam", "d_model": 16, "warmup": 10, "factor": 1.0},
+             "val_loss": 2.345678901234567}
+    path = tmp_path / "run.npz"
+    save_checkpoint(path, config=CONFIG, params=params, optimizer_state=opt.state_dict(), extra=extra)
+    loaded = load_checkpoint(path)
+    assert loaded.extra == extra
+    state = opt.state_dict()
+    assert set(loaded.optimizer_state) == set(state)
+    for k, v in state.items():
+        assert loaded.optimizer_state[k].dtype == v.dtype and np.array_equal(loaded.optimizer_state[k], v), k
+
+    # Resume: a fresh model and optimizer continue exactly as the original.
+    fresh = {k: np.zeros_like(v) for k, v in params.items()}
+    copy_params_into(fresh, loaded.params)
+    resumed = AdamW(fresh, lr=1e-3)
+    resumed.load_state_dict(loaded.optimizer_state)
+    g = {k: rng.standard_normal(v.shape).astype(np.float32) for k, v in params.items()}
+    opt.step(g)
+    resumed.step(g)
+    for k in params:
+        assert np.array_equal(fresh[k], params[k]), k
+
+
+def test_path_is_used_as_given_and_overwritten(rng, tmp_path):
+    path = tmp_path / "ckpt.bin"
+    save_checkpoint(str(path), config={"v": 1}, params=make_params(rng, np.float32))
+    save_checkpoint(path, config={"v": 2}, params=make_params(rng, np.float32))
+    assert listing(tmp_path) == ["ckpt.bin"]
+    assert load_checkpoint(path).config == {"v": 2}
+
+
+def test_file_is_plain_numpy_npz(rng, tmp_path):
+    params = make_params(rng, np.float64)
+    path = tmp_path / "m.npz"
+    save_checkpoint(path, config=CONFIG, params=params)
+    with np.load(path, allow_pickle=False) as z:
+        assert str(z["__format__"]) == ckpt.FORMAT and int(z["__version__"]) == ckpt.VERSION
+        assert np.array_equal(z["param/encoder.embed.W_E"], params["encoder.embed.W_E"])
+
+
+# -- atomic writes ----------------------------------------------------------------------------
+def test_failed_write_leaves_old_file_intact(rng, tmp_path, monkeypatch):
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config={"version": "old"}, params=make_params(rng, np.float32))
+    old_bytes = path.read_bytes()
+
+    def savez_then_crash(file, *args, **kwargs):
+        file.write(b"PK\x03\x04 half a checkpoint")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(ckpt.np, "savez", savez_then_crash)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, config={"version": "new"}, params=make_params(rng, np.float32))
+    assert path.read_bytes() == old_bytes
+    assert listing(tmp_path) == ["model.npz"]  # the temporary file was removed
+    monkeypatch.undo()
+    assert load_checkpoint(path).config == {"version": "old"}
+
+
+def test_failed_rename_leaves_old_file_intact(rng, tmp_path, monkeypatch):
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config={"version": "old"}, params=make_params(rng, np.float32))
+    old_bytes = path.read_bytes()
+
+    def failing_replace(src, dst):
+        raise OSError("rename failed")
+
+    monkeypatch.setattr(ckpt.os, "replace", failing_replace)
+    with pytest.raises(OSError, match="rename failed"):
+        save_checkpoint(path, config={"version": "new"}, params=make_params(rng, np.float32))
+    assert path.read_bytes() == old_bytes
+    assert listing(tmp_path) == ["model.npz"]
+
+
+def test_written_to_a_temp_file_fsynced_then_renamed(rng, tmp_path, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(ckpt.os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd))[1])
+
+    def recording_replace(src, dst):
+        assert os.path.dirname(os.path.abspath(src)) == str(tmp_path)  # same directory: atomic rename
+        assert zipfile.is_zipfile(src)  # complete before the rename
+        events.append("replace")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(ckpt.os, "replace", recording_replace)
+    save_checkpoint(tmp_path / "m.npz", config={}, params=make_params(rng, np.float32))
+    assert events[:2] == ["fsync", "replace"]
+
+
+# -- bad input on save ------------------------------------------------------------------------
+def test_save_rejects_bad_input(rng, tmp_path):
+    params = make_params(rng, np.float32)
+    path = tmp_path / "m.npz"
+    with pytest.raises(TypeError, match="config"):
+        save_checkpoint(path, config=[1, 2], params=params)
+    with pytest.raises(TypeError, match="config"):
+        save_checkpoint(path, config={"rng": object()}, params=params)
+    with pytest.raises(TypeError, match="extra"):
+        save_checkpoint(path, config={}, params=params, extra={"f": lambda: 0})
+    with pytest.raises(TypeError, match=r"params\['bad'\]"):
+        save_checkpoint(path, config={}, params={"bad": np.array([object()])})
+    with pytest.raises(TypeError, match=r"optimizer_state\['x'\]"):
+        save_checkpoint(path, config={}, params=params, optimizer_state={"x": [1.0]})
+    assert listing(tmp_path) == []
+
+
+# -- bad files on load --------------------------------------------------------------------------
+def test_missing_file_names_the_path(tmp_path):
+    path = tmp_path / "nope.npz"
+    with pytest.raises(FileNotFoundError, match="nope.npz"):
+        load_checkpoint(path)
+
+
+def test_garbage_file(tmp_path):
+    path = tmp_path / "garbage.npz"
+    path.write_bytes(np.random.default_rng(0).bytes(1000))
+    with pytest.raises(ValueError, match=r"garbage\.npz.*not a \.npz/zip archive"):
+        load_checkpoint(path)
+    empty = tmp_path / "empty.npz"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.npz.*not a"):
+        load_checkpoint(empty)
+
+
+def test_npy_file_is_not_a_checkpoint(tmp_path):
+    path = tmp_path / "array.npy"
+    np.save(path, np.zeros(3))
+    with pytest.raises(ValueError, match="array.npy.*not a"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize("keep", [0.9, 0.5, 0.1])
+def test_truncated_file(keep, rng, tmp_path):
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config=CONFIG, params=make_params(rng, np.float64))
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+    with pytest.raises(ValueError, match=r"model\.npz.*truncated"):
+        load_checkpoint(path)
+
+
+def test_corrupt_data_is_detected(rng, tmp_path):
+    params = {"W": np.arange(64, dtype=np.float64)}
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config={}, params=params)
+    data = bytearray(path.read_bytes())
+    i = data.find(np.float64(33.0).tobytes())
+    assert i > 0
+    data[i + 7] ^= 0xFF  # flip bits inside W's data: the zip CRC no longer matches
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"model\.npz.*corrupt"):
+        load_checkpoint(path)
+
+
+def write_npz(path, **entries):
+    with open(path, "wb") as f:
+        np.savez(f, **entries)
+
+
+def good_entries():
+    return {"__format__": np.array(ckpt.FORMAT), "__version__": np.array(ckpt.VERSION),
+            "config": np.frombuffer(b"{}", dtype=np.uint8), "param/W": np.ones((2, 2))}
+
+
+def test_good_handmade_file_loads(tmp_path):
+    path = tmp_path / "hand.npz"
+    write_npz(path, **good_entries())
+    assert load_checkpoint(path).params["W"].shape == (2, 2)
+
+
+def test_missing_format_marker(tmp_path):
+    path = tmp_path / "plain.npz"
+    entries = good_entries()
+    del entries["__format__"]
+    write_npz(path, **entries)
+    with pytest.raises(ValueError, match=r"plain\.npz.*format marker"):
+        load_checkpoint(path)
+
+
+def test_wrong_format_marker(tmp_path):
+    path = tmp_path / "other.npz"
+    write_npz(path, **dict(good_entries(), __format__=np.array("someone-elses-format")))
+    with pytest.raises(ValueError, match=r"other\.npz.*format marker"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize("version", [0, 2, 99])
+def test_unreadable_version(version, tmp_path):
+    path = tmp_path / "future.npz"
+    write_npz(path, **dict(good_entries(), __version__=np.array(version)))
+    with pytest.raises(ValueError, match=rf"future\.npz.*version {version}.*reads version 1"):
+        load_checkpoint(path)
+
+
+def test_missing_version(tmp_path):
+    path = tmp_path / "nover.npz"
+    entries = good_entries()
+    del entries["__version__"]
+    write_npz(path, **entries)
+    with pytest.raises(ValueError, match=r"nover\.npz.*version"):
+        load_checkpoint(path)
+
+
+def test_bad_config_and_unknown_entries(tmp_path):
+    path = tmp_path / "bad.npz"
+    write_npz(path, **dict(good_entries(), config=np.frombuffer(b"{not json", dtype=np.uint8)))
+    with pytest.raises(ValueError, match=r"bad\.npz.*'config'.*JSON"):
+        load_checkpoint(path)
+    write_npz(path, **dict(good_entries(), config=np.frombuffer(b"[1, 2]", dtype=np.uint8)))
+    with pytest.raises(ValueError, match=r"'config'.*JSON object"):
+        load_checkpoint(path)
+    write_npz(path, **dict(good_entries(), weights=np.zeros(2)))
+    with pytest.raises(ValueError, match=r"unexpected entry 'weights'"):
+        load_checkpoint(path)
+
+
+UNPICKLED = []
+
+
+def _record_unpickling():
+    UNPICKLED.append("ran")
+    return "payload"
+
+
+class Payload:
+    """Unpickling an instance calls _record_unpickling: proof that pickle ran."""
+
+    def __reduce__(self):
+        return (_record_unpickling, ())
+
+
+def test_pickled_object_array_is_refused_without_running_it(tmp_path):
+    path = tmp_path / "evil.npz"
+    evil = np.empty(1, dtype=object)
+    evil[0] = Payload()
+    with open(path, "wb") as f:
+        np.savez(f, allow_pickle=True, **dict(good_entries(), **{"param/W": evil}))
+    # The file really would run code if unpickled (sanity check of the test itself).
+    with np.load(path, allow_pickle=True) as z:
+        assert z["param/W"][0] == "payload"
+    assert UNPICKLED == ["ran"]
+    UNPICKLED.clear()
+
+    with pytest.raises(ValueError, match=r"evil\.npz.*'param/W'.*object array.*refusing"):
+        load_checkpoint(path)
+    assert UNPICKLED == []
+
+
+# -- copy_params_into ---------------------------------------------------------------------------
+def test_copy_params_into_copies_in_place_with_cast(rng):
+    target = make_params(rng, np.float32)
+    arrays = dict(target)
+    loaded = {k: rng.standard_normal(v.shape) for k, v in target.items()}  # float64
+    copy_params_into(target, loaded)
+    for k in target:
+        assert target[k] is arrays[k] and target[k].dtype == np.float32
+        assert np.array_equal(target[k], loaded[k].astype(np.float32)), k
+
+
+def test_copy_params_into_names_missing_and_unexpected(rng):
+    target = make_params(rng, np.float32)
+    before = {k: v.copy() for k, v in target.items()}
+    loaded = {k: v.copy() + 1 for k, v in target.items()}
+    del loaded["scalar"]
+    loaded["decoder.W_U"] = np.zeros((4, 7))
+    with pytest.raises(ValueError, match=r"my_run\.npz.*missing \['scalar'\].*unexpected \['decoder\.W_U'\]"):
+        copy_params_into(target, loaded, what="my_run.npz")
+    for k in target:  # nothing copied
+        assert np.array_equal(target[k], before[k])
+
+
+def test_copy_params_into_names_shape_mismatches(rng):
+    target = make_params(rng, np.float32)
+    before = {k: v.copy() for k, v in target.items()}
+    loaded = {k: v.copy() + 1 for k, v in target.items()}
+    loaded["encoder.embed.W_E"] = np.zeros((9, 4))
+    with pytest.raises(ValueError, match=r"'encoder\.embed\.W_E': expected \(7, 4\), got \(9, 4\)"):
+        copy_params_into(target, loaded)
+    for k in target:  # all-or-nothing: the parameters checked before the bad one are untouched too
+        assert np.array_equal(target[k], before[k])
+
+
+def test_copy_params_into_refuses_non_numeric(rng):
+    target = {"w": np.zeros(2, dtype=np.float32)}
+    with pytest.raises(TypeError, match="'w'"):
+        copy_params_into(target, {"w": np.array(["a", "b"])})

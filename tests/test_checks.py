@@ -1,0 +1,98 @@
+"""Tests for minitf/checks.py: each helper names the argument, what was expected and what
+was given."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from minitf.checks import check_float, check_positive_int, check_probability, check_shape, check_token_ids
+
+
+# ---- check_shape ----------------------------------------------------------------------------
+def test_check_shape_accepts_matching_shapes_and_wildcards():
+    check_shape("x", np.zeros((2, 3, 4)), (2, 3, 4))
+    check_shape("x", np.zeros((2, 3, 4)), (None, None, 4))
+    check_shape("x", [[1, 2]], (1, 2))  # anything with a shape
+
+
+@pytest.mark.parametrize("shape, expected, shown", [
+    ((2, 3, 5), (None, None, 4), r"\(\*, \*, 4\)"),  # wrong size
+    ((3, 4), (None, None, 4), r"\(\*, \*, 4\)"),  # wrong rank
+    ((2, 3, 4, 1), (2, 3, 4), r"\(2, 3, 4\)"),  # extra trailing axis
+])
+def test_check_shape_message(shape, expected, shown):
+    got = r"\(" + r", ".join(map(str, shape)) + r"\)"
+    with pytest.raises(ValueError, match=rf"^h_enc: expected shape {shown}, got {got}$"):
+        check_shape("h_enc", np.zeros(shape), expected)
+
+
+def test_check_shape_includes_the_hint():
+    with pytest.raises(ValueError, match=r"^x: expected shape \(\*, 8\) \(last dim must be D=8\), got \(3, 7\)$"):
+        check_shape("x", np.zeros((3, 7)), (None, 8), "last dim must be D=8")
+
+
+# ---- check_float ------------------------------------------------------------------------------
+def test_check_float():
+    check_float("x", np.zeros(3, np.float32))
+    check_float("x", np.zeros(3, np.float64))
+    with pytest.raises(TypeError, match=r"^x: expected a float32 or float64 array, got dtype int64$"):
+        check_float("x", np.zeros(3, np.int64))
+
+
+# ---- check_token_ids -------------------------------------------------------------------------
+def test_check_token_ids_returns_the_integer_array():
+    ids = check_token_ids("ids", [[0, 4], [2, 1]], vocab_size=5)
+    assert isinstance(ids, np.ndarray) and ids.dtype.kind == "i"
+    np.testing.assert_array_equal(ids, [[0, 4], [2, 1]])
+
+
+def test_check_token_ids_reports_the_first_bad_value_and_its_index():
+    with pytest.raises(ValueError, match=r"^labels: expected token ids in \[0, 5\), got 7 at index \(1, 0\)$"):
+        check_token_ids("labels", np.array([[0, 4], [7, 9]]), vocab_size=5)
+    with pytest.raises(ValueError, match=r"^ids: expected token ids in \[0, 5\), got -3 at index \(2,\)$"):
+        check_token_ids("ids", np.array([0, 1, -3]), vocab_size=5)
+
+
+def test_check_token_ids_allow_list():
+    ids = check_token_ids("labels", np.array([1, -100, 4]), vocab_size=5, allow=(-100,))
+    np.testing.assert_array_equal(ids, [1, -100, 4])
+    with pytest.raises(ValueError, match=r"^labels: expected token ids in \[0, 5\) \(or -100\), got -1"):
+        check_token_ids("labels", np.array([1, -100, -1]), vocab_size=5, allow=(-100,))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, bool])
+def test_check_token_ids_rejects_non_integer_dtypes(dtype):
+    name = np.dtype(dtype).name
+    with pytest.raises(TypeError, match=rf"^decoder_input_ids: expected an integer array of token ids, got dtype {name}$"):
+        check_token_ids("decoder_input_ids", np.zeros((2, 3), dtype), vocab_size=5)
+
+
+# ---- check_positive_int ---------------------------------------------------------------------
+def test_check_positive_int():
+    assert check_positive_int("n_heads", 4) == 4
+    assert check_positive_int("n_heads", np.int64(2)) == 2
+    assert type(check_positive_int("n_heads", np.int64(2))) is int
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.0, True, "4", None])
+def test_check_positive_int_rejects(value):
+    with pytest.raises(ValueError, match=rf"^d_ff: expected a positive integer, got {re.escape(repr(value))}$"):
+        check_positive_int("d_ff", value)
+
+
+# ---- check_probability ---------------------------------------------------------------------
+def test_check_probability_default_interval_is_half_open():
+    assert check_probability("p", 0.0) == 0.0
+    assert check_probability("p", 0.999) == 0.999
+    for bad in (1.0, -0.01, 2):
+        with pytest.raises(ValueError, match=rf"^p: expected a value in \[0, 1\), got {bad!r}$"):
+            check_probability("p", bad)
+
+
+def test_check_probability_inclusive_flags():
+    assert check_probability("label_smoothing", 1.0, high_inclusive=True) == 1.0
+    with pytest.raises(ValueError, match=r"^top_p: expected a value in \(0, 1\], got 0.0$"):
+        check_probability("top_p", 0.0, low_inclusive=False, high_inclusive=True)
+    assert check_probability("top_p", 1.0, low_inclusive=False, high_inclusive=True) == 1.0
