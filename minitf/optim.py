@@ -361,7 +361,7 @@ class Adam(Optimizer):
         tmp *= 1.0 - b2
         v += tmp
         # denom = sqrt(v) / sqrt(1 - β2^t) + ε          (= sqrt(v̂) + ε)
-        bias_correction1 = 1.0 - b1 ** (t + 1)
+        bias_correction1 = 1.0 - b1 ** t
         bias_correction2 = 1.0 - b2 ** t
         denom = tmp
         np.sqrt(v, out=denom)

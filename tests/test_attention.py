@@ -164,8 +164,8 @@ def test_mha_fully_masked_rows_are_zero_before_the_output_projection(rng, dtype)
 B_K_NOTE = """
 The key bias b_k has an exactly zero gradient in theory: it adds q . b_k to *every* score
 of a query's row, and softmax is invariant to adding one constant to a whole row.  Its
-analytic gradient is a sum that cancels to rounding (~1e-17) and its finite difference is
-rounding noise (~1e-11), so their *relative* error is meaningless (of order 1).  For b_k
+analytic gradient is a sum that cancels to rounding (~1e-16) and its finite difference is
+rounding noise (~1e-12), so their *relative* error is meaningless (of order 1).  For b_k
 we therefore assert that both are tiny in absolute terms; every other parameter and input
 is held to the usual relative error.
 """

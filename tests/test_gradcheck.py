@@ -32,10 +32,25 @@ def test_numerical_gradient_of_sum_of_cubes_is_3x2(rng):
     x = rng.standard_normal((3, 4))
     x0 = x.copy()
     num = numerical_gradient(lambda: float(np.sum(x**3)), x)
-    # centred differences are exact up to h^2 * f'''/6 = h^2 = 1e-10 for a cubic
-    np.testing.assert_allclose(num, 3 * x0**2, rtol=0, atol=1e-8)
-    assert rel_error(num, 3 * x0**2) < 1e-7
+    # the stencil has no truncation error on a cubic: what is left is rounding
+    np.testing.assert_allclose(num, 3 * x0**2, rtol=0, atol=1e-9)
+    assert rel_error(num, 3 * x0**2) < 1e-8
     np.testing.assert_array_equal(x, x0)  # perturbed in place, restored exactly
+
+
+def test_numerical_gradient_is_fourth_order(rng):
+    """With h = 1e-2 on exp, a second-order stencil errs by h^2/6 ~ 2e-5 (relative); the
+    fourth-order one by h^4/30 ~ 3e-10."""
+    x = rng.uniform(-1.0, 1.0, 6)
+    num = numerical_gradient(lambda: float(np.sum(np.exp(x))), x, h=1e-2)
+    assert rel_error(num, np.exp(x)) < 1e-9
+
+
+def test_numerical_gradient_is_exactly_zero_where_f_does_not_depend_on_x(rng):
+    x = rng.standard_normal(4)
+    num = numerical_gradient(lambda: float(np.sin(x[0]) * 3.7), x)
+    assert num[0] == pytest.approx(3.7 * np.cos(x[0]), rel=1e-10)
+    np.testing.assert_array_equal(num[1:], 0.0)  # not 1e-13: exactly zero
 
 
 def test_numerical_gradient_only_fills_requested_indices(rng):
@@ -135,3 +150,45 @@ def test_check_layer_handles_a_layer_whose_upstream_matters(rng):
 
     report = check_layer(Sum(), [rng.standard_normal((3, 4))], max_entries=None)
     assert report["input0"] > 0.1
+
+
+class ShiftedLookup(Module):
+    """y = 2 x + W_E[ids]: an integer input first, a float input second.  Its backward returns
+    one gradient per input, ``(None, dx)``, as check_layer's docstring asks."""
+
+    def __init__(self, rng):
+        super().__init__(np.float64)
+        self.add_param("W_E", rng.standard_normal((6, 3)))
+
+    def forward(self, ids, x):
+        return 2.0 * x + self.params["W_E"][ids], ids
+
+    def backward(self, dy, ids):
+        np.add.at(self.grads["W_E"], ids.reshape(-1), dy.reshape(-1, 3))
+        return None, 2.0 * dy
+
+
+def test_check_layer_pairs_each_gradient_with_its_own_input(rng, assert_grads_ok):
+    ids, x = np.array([[1, 4], [4, 0]]), rng.standard_normal((2, 2, 3))
+    report = check_layer(ShiftedLookup(rng), [ids, x], max_entries=None)
+    assert set(report) == {"input1", "param:W_E"}
+    assert_grads_ok(report)
+
+
+def test_check_layer_refuses_a_backward_that_returns_too_few_gradients(rng):
+    """A backward that forgets an input's gradient must not pass by leaving it unchecked."""
+
+    class ForgetsSecondInput(Module):
+        def __init__(self):
+            super().__init__(np.float64)
+
+        def forward(self, a, b):
+            return a * b, (a, b)
+
+        def backward(self, dy, cache):
+            a, b = cache
+            return dy * b  # d/da only: d/db is missing
+
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    with pytest.raises(ValueError, match=r"backward.*expected .*2.*got 1"):
+        check_layer(ForgetsSecondInput(), [a, b], max_entries=None)

@@ -89,8 +89,8 @@ def shift_by_one(seed: int = 0):
     mx = fig.add_axes((0.68, 0.14, 0.27, 0.70))
     for t in range(T):  # rows: query position t
         for s in range(T):  # columns: key position s
-            style = masked.fill() if blocked[t, s] else dec.fill()
-            mx.add_patch(Rectangle((s - 0.5, t - 0.5), 1, 1, linewidth=1.0, **style))
+            cell = masked.fill() if blocked[t, s] else dec.fill()
+            mx.add_patch(Rectangle((s - 0.5, t - 0.5), 1, 1, linewidth=1.0, **cell))
     mx.set_xlim(-0.5, T - 0.5)
     mx.set_ylim(T - 0.5, -0.5)
     mx.set_aspect("equal")
@@ -115,7 +115,11 @@ def shift_by_one(seed: int = 0):
 
 
 # ---- Figure 2 (section 4): how a loss at the decoder's head trains the encoder -------------
-# Drawn from a trained model's per-block cross-attention gradients; added with the model.
+# Needs a trained model: p̂ − y at the head, each decoder block's cross-attention share of
+# dL/dH_enc, and their sum.  To be registered here as "l08_gradient_journey" (lesson=8), drawn
+# with KEY["loss"], KEY["gradient"], KEY["decoder"], KEY["cross_attention"], KEY["encoder"].
 
 # ---- Figure 3 (section 5): teacher forcing, and the gap it leaves behind --------------------
-# Teacher-forced vs free-running accuracy over training; added with the trained model.
+# Needs a trained model: teacher-forced vs free-running accuracy over training, and the
+# error-compounding curve.  To be registered here as "l08_exposure_gap" (lesson=8), drawn with
+# KEY["teacher_forced"], KEY["free_running"], KEY["ground_truth"], KEY["predicted"].

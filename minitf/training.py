@@ -1,0 +1,267 @@
+"""Teacher-forced training, and evaluation that always reports both sides of the gap.
+
+One training step (Lesson 8):
+
+    logits, cache = model.forward(input_ids, decoder_input_ids)   # all T positions at once
+    loss, dlogits = cross_entropy(logits, labels)                  # dlogits = (p_hat - y) / n_real
+    model.zero_grad(); model.backward(dlogits, cache)              # the gradient's journey
+    clip_grad_norm(grads, max_norm); optimizer.step(grads)
+
+Evaluation runs the same model two ways:
+
+* teacher-forced: the true prefix is fed (exactly as in training); we report the loss
+  and the per-token accuracy of argmax predictions;
+* free-running: the model feeds itself with greedy decoding; we report exact match
+  (the whole output right) and token accuracy (position by position against the target).
+
+The gap between the two is exposure bias made visible.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from .config import ModelConfig
+from .data import IGNORE_INDEX, Batch, shift_right
+from .loss import cross_entropy
+from .models import DecoderOnly, EncoderDecoder
+from .optim import SGD, Adam, AdamW, clip_grad_norm
+from .schedules import get_schedule
+
+
+class TrainingDiverged(FloatingPointError):
+    """The loss became NaN or infinite: training stops rather than corrupt the weights."""
+
+
+# ---- the loss for either kind of model -----------------------------------------------------
+def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """Recast a seq2seq batch for a decoder-only model: one sequence ``source <bos> target``.
+
+    Returns ``(input_ids, labels)``, both (B, S + T): the model reads the concatenation,
+    and only the target part is scored (the source positions' labels are ignored).
+    Sources are right-padded, so their padding sits inside the sequence; it is ignored
+    in the loss and kept out of view of later positions by nothing but the pad
+    embedding -- one more reason encoder-decoders handle conditioning more cleanly.
+    """
+    B, S = batch.input_ids.shape
+    src_labels = np.full((B, S), IGNORE_INDEX, dtype=np.int64)  # (B, S) never scored
+    labels = np.concatenate([src_labels, batch.labels], axis=1)  # (B, S + T)
+    # the decoder input is the label sequence shifted right, with the source in front
+    tgt_in = shift_right(batch.labels, start_id, pad_id)  # (B, T)
+    input_ids = np.concatenate([batch.input_ids[:, 1:], np.full((B, 1), start_id), tgt_in], axis=1)
+    # shifting by one: position i predicts token i+1, so the first source token is not an input
+    input_ids = np.concatenate([batch.input_ids[:, :1], input_ids[:, :-1]], axis=1)
+    return input_ids.astype(np.int64), labels
+
+
+def forward_loss(model, batch: Batch, label_smoothing: float = 0.0, start_id: int = 1):
+    """Teacher-forced forward and loss.  Returns ``(loss, dlogits, cache, logits, labels)``."""
+    if isinstance(model, DecoderOnly):
+        input_ids, labels = decoder_only_batch(batch, start_id, model.config.pad_id)
+        logits, cache = model.forward(input_ids)
+    else:
+        labels = batch.labels
+        logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)
+    loss, dlogits = cross_entropy(logits, labels, label_smoothing=label_smoothing)
+    return loss, dlogits, cache, logits, labels
+
+
+# ---- free-running: greedy decoding ---------------------------------------------------------------
+def greedy_decode(model: EncoderDecoder, src_ids: np.ndarray, max_len: int, start_id: int, eos_id: int) -> np.ndarray:
+    """The model feeds itself: encode once, then decode one token at a time, each step
+    re-running the decoder on the whole prefix (simple, not fast; ``minitf.decoding``
+    has the cached decoder).  Returns generated ids (B, <= max_len), ``eos_id`` after
+    a sequence has finished."""
+    if max_len < 1:
+        raise ValueError(f"max_len: expected at least 1, got {max_len}")
+    src_ids = np.asarray(src_ids)
+    H_enc, _ = model.encode(src_ids)  # (B, S, D) once
+    src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
+    B = src_ids.shape[0]
+    prefix = np.full((B, 1), start_id, dtype=np.int64)  # (B, 1) <bos>
+    done = np.zeros(B, dtype=bool)
+    for _ in range(max_len):
+        logits, _ = model.decode(prefix, H_enc, src_mask)  # (B, t, V)
+        next_id = logits[:, -1].argmax(axis=-1)  # (B,) the model's own choice
+        next_id = np.where(done, eos_id, next_id)
+        prefix = np.concatenate([prefix, next_id[:, None]], axis=1)
+        done |= next_id == eos_id
+        if done.all():
+            break
+    return prefix[:, 1:]
+
+
+def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
+    """Free-running metrics of generated ``pred`` (B, T') against ``labels`` (B, T), -100 padded.
+
+    exact match: the output up to and including ``<eos>`` equals the target;
+    token accuracy: share of target positions whose generated token is right.
+    """
+    B, T = labels.shape
+    P = np.full((B, T), -1, dtype=np.int64)  # (B, T) pred cut or padded to the target length
+    n = min(T, pred.shape[1])
+    P[:, :n] = pred[:, :n]
+    real = labels != IGNORE_INDEX
+    correct = (P == labels) & real
+    # after <eos> a prediction must stop: anything generated beyond the target's <eos> is wrong
+    longer = np.zeros(B, dtype=bool)
+    if pred.shape[1] > 0:
+        first_eos = np.where((pred == eos_id).any(axis=1), (pred == eos_id).argmax(axis=1), pred.shape[1])
+        longer = first_eos + 1 > real.sum(axis=1)
+    exact = correct.sum(axis=1) == real.sum(axis=1)
+    return {"exact_match": float((exact & ~longer).mean()),
+            "token_accuracy": float(correct.sum() / real.sum())}
+
+
+# ---- evaluation -------------------------------------------------------------------------------------
+def evaluate(model, batch: Batch, *, start_id: int, eos_id: int, max_len: int | None = None) -> dict:
+    """Both sides of the gap on one batch (the model is put in eval mode, then restored).
+
+    Returns ``teacher_forced_loss``, ``teacher_forced_token_accuracy``,
+    ``free_running_exact_match``, ``free_running_token_accuracy`` and, for inspection,
+    ``predictions`` (B, T') of the free-running run.
+    """
+    was_training = model.training
+    model.eval()
+    try:
+        loss, _, _, logits, labels = forward_loss(model, batch, start_id=start_id)
+        real = labels != IGNORE_INDEX
+        tf_acc = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
+        out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
+        if isinstance(model, EncoderDecoder):
+            T = batch.labels.shape[1]
+            pred = greedy_decode(model, batch.input_ids, max_len or T + 2, start_id, eos_id)
+            m = sequence_metrics(pred, batch.labels, eos_id)
+            out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
+                       predictions=pred)
+        return out
+    finally:
+        model.train(was_training)
+
+
+# ---- the loop ------------------------------------------------------------------------------------------
+@dataclass
+class TrainConfig:
+    """How to train (the model's shape lives in ``ModelConfig``)."""
+
+    steps: int = 1500  # optimizer updates
+    batch_size: int = 64  # examples per step
+    optimizer: str = "adamw"  # "sgd", "adam" or "adamw"
+    lr: float = 2e-3  # peak learning rate
+    schedule: str = "warmup_cosine"  # "constant", "noam" or "warmup_cosine"
+    warmup: int = 100  # warm-up steps for "noam" and "warmup_cosine"
+    weight_decay: float = 0.01  # AdamW's decoupled decay (L2 for sgd/adam)
+    clip_norm: float | None = 1.0  # global gradient-norm clipping, None = off
+    label_smoothing: float = 0.0
+    eval_every: int = 250  # steps between evaluations (0 = only at the end)
+    eval_size: int = 256  # examples in the fixed evaluation set
+    seed: int = 0  # data order
+    progress: bool = True  # show a tqdm bar
+
+
+@dataclass
+class History:
+    """What happened during training, step by step and at each evaluation."""
+
+    step: list = field(default_factory=list)
+    loss: list = field(default_factory=list)
+    lr: list = field(default_factory=list)
+    grad_norm: list = field(default_factory=list)
+    evals: list = field(default_factory=list)  # dicts with "step" and the evaluate() metrics
+    seconds: float = 0.0
+    tokens: int = 0
+
+
+def make_optimizer(params: dict, cfg: TrainConfig):
+    if cfg.optimizer == "adamw":
+        return AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    if cfg.optimizer == "adam":
+        return Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    if cfg.optimizer == "sgd":
+        return SGD(params, lr=cfg.lr, momentum=0.9, weight_decay=cfg.weight_decay)
+    raise ValueError(f"optimizer: expected 'sgd', 'adam' or 'adamw', got {cfg.optimizer!r}")
+
+
+def make_schedule(cfg: TrainConfig, d_model: int):
+    if cfg.schedule == "constant":
+        return get_schedule("constant", lr=cfg.lr)
+    if cfg.schedule == "noam":
+        return get_schedule("noam", d_model=d_model, warmup=cfg.warmup, factor=cfg.lr * math.sqrt(d_model * cfg.warmup))
+    if cfg.schedule == "warmup_cosine":
+        return get_schedule("warmup_cosine", lr=cfg.lr, warmup=min(cfg.warmup, cfg.steps - 1), total=cfg.steps)
+    raise ValueError(f"schedule: expected 'constant', 'noam' or 'warmup_cosine', got {cfg.schedule!r}")
+
+
+def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
+               label_smoothing: float = 0.0, start_id: int = 1) -> dict:
+    """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens``."""
+    loss, dlogits, cache, _, _ = forward_loss(model, batch, label_smoothing, start_id)
+    if not math.isfinite(loss):
+        raise TrainingDiverged(f"loss is {loss}: training stopped before the update "
+                               f"(try a lower lr than {lr:g} or gradient clipping)")
+    model.zero_grad()
+    model.backward(dlogits, cache)
+    grads = model.gradients()
+    norm = clip_grad_norm(grads, clip_norm) if clip_norm else float(
+        math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values())))
+    if not math.isfinite(norm):
+        raise TrainingDiverged(f"gradient norm is {norm}: training stopped before the update")
+    optimizer.lr = lr
+    optimizer.step(grads)
+    return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
+
+
+def train(model, task, cfg: TrainConfig = TrainConfig(), optimizer=None, callback=None) -> History:
+    """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
+    a fixed set.  ``callback(step, history)`` is called after each evaluation."""
+    rng = np.random.default_rng(cfg.seed)
+    batches = task.batches(cfg.batch_size, rng)
+    eval_batch = task.batch(task.dataset(cfg.eval_size, seed=cfg.seed + 10_000))
+    tok = task.tokenizer
+    optimizer = optimizer or make_optimizer(model.parameters(), cfg)
+    schedule = make_schedule(cfg, model.config.d_model)
+    hist = History()
+    model.train()
+    t0 = time.perf_counter()
+    bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)
+    for step in bar:
+        out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm,
+                         cfg.label_smoothing, tok.bos_id)
+        hist.step.append(step)
+        hist.loss.append(out["loss"])
+        hist.lr.append(optimizer.lr)
+        hist.grad_norm.append(out["grad_norm"])
+        hist.tokens += out["n_tokens"]
+        elapsed = time.perf_counter() - t0
+        if step % 10 == 0 or step == cfg.steps:
+            bar.set_postfix(loss=f"{out['loss']:.3f}", lr=f"{optimizer.lr:.2e}",
+                            tok_s=f"{hist.tokens / elapsed:,.0f}")
+        if (cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps:
+            metrics = evaluate(model, eval_batch, start_id=tok.bos_id, eos_id=tok.eos_id)
+            metrics.pop("predictions", None)
+            hist.evals.append({"step": step, **metrics})
+            if callback:
+                callback(step, hist)
+    hist.seconds = time.perf_counter() - t0
+    model.train()
+    return hist
+
+
+def default_model_config(task, **overrides) -> ModelConfig:
+    """A small model sized for the toy tasks: it learns ``reverse`` in about a minute on 2 cores."""
+    tok = task.tokenizer
+    base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=64, n_heads=4,
+                d_ff=256, n_encoder_layers=2, n_decoder_layers=2,
+                max_len=max(task.max_source_len, task.max_target_len) + 2, pad_id=tok.pad_id,
+                share_embeddings=True, tie_output=True)
+    base.update(overrides)
+    return ModelConfig(**base)
+
+
+def config_dict(cfg) -> dict:
+    return dataclasses.asdict(cfg)
