@@ -243,8 +243,8 @@ def test_heads_equal_separate_sdpa_on_sliced_projections(rng, n_heads):
     heads = []
     for h in range(n_heads):  # the test loops; the code must not
         cols = slice(h * dh, (h + 1) * dh)
-        out_h, _ = scaled_dot_product_attention(q[None, :, :, cols].swapaxes(0, 1), k[None, :, :, cols].swapaxes(0, 1),
-                                                v[None, :, :, cols].swapaxes(0, 1), mask)  # (B, 1, T, Dh)
+        q_h, k_h, v_h = q[:, None, :, cols], k[:, None, :, cols], v[:, None, :, cols]  # (B, 1, *, Dh)
+        out_h, _ = scaled_dot_product_attention(q_h, k_h, v_h, mask)  # (B, 1, T, Dh)
         heads.append(out_h[:, 0])  # (B, T, Dh)
     expected = np.concatenate(heads, axis=-1) @ p["W_o"] + p["b_o"]  # (B, T, D)
     np.testing.assert_allclose(y, expected, rtol=1e-12, atol=1e-13)

@@ -65,7 +65,8 @@ def test_check_token_ids_allow_list():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, bool])
 def test_check_token_ids_rejects_non_integer_dtypes(dtype):
     name = np.dtype(dtype).name
-    with pytest.raises(TypeError, match=rf"^decoder_input_ids: expected an integer array of token ids, got dtype {name}$"):
+    pattern = rf"^decoder_input_ids: expected an integer array of token ids, got dtype {name}$"
+    with pytest.raises(TypeError, match=pattern):
         check_token_ids("decoder_input_ids", np.zeros((2, 3), dtype), vocab_size=5)
 
 

@@ -43,7 +43,8 @@ def assert_close(name, ours, theirs, tol=TOL):
     assert np.all(np.abs(theirs[zero]) < 1e-12), \
         f"{name}: zero here, but torch has up to {np.max(np.abs(theirs[zero])):.3e}"
     err = rel_error(ours[~zero], theirs[~zero])
-    assert err <= tol, f"{name}: relative error {err:.3e} > {tol:.0e} (max abs diff {np.max(np.abs(ours - theirs)):.3e})"
+    assert err <= tol, \
+        f"{name}: relative error {err:.3e} > {tol:.0e} (max abs diff {np.max(np.abs(ours - theirs)):.3e})"
 
 
 # ---- multi-head attention --------------------------------------------------------------------------
@@ -103,14 +104,13 @@ def attention_case(kind: str, masking: str):
     queries see only padding); cross-attention gives batch row 1 no real key at all.
     """
     S_ = T if kind == "self" else S
-    lengths_mask = None
     if kind == "self":
         ids = np.array([[0, 0, 5, 6], [3, 4, 7, 0]])
         is_pad = ids == 0  # (B, S)
-        lengths_mask = key_padding_mask(ids, pad_id=0, dtype=np.float64)
+        pad_mask = key_padding_mask(ids, pad_id=0, dtype=np.float64)  # (B, 1, 1, S)
     else:
         is_pad = np.arange(S_)[None, :] >= np.array([3, 0])[:, None]  # (B, S)
-        lengths_mask = key_padding_mask(lengths=[3, 0], max_len=S_, dtype=np.float64)
+        pad_mask = key_padding_mask(lengths=[3, 0], max_len=S_, dtype=np.float64)  # (B, 1, 1, S)
     causal = causal_mask(T, S_, dtype=np.float64)  # (T, S)
     partial_pad = np.zeros((B, S_), bool)
     partial_pad[0, -2:] = True  # some keys padded, no query fully masked
@@ -123,10 +123,10 @@ def attention_case(kind: str, masking: str):
     elif masking == "key_padding_bool":  # torch's usual bool key_padding_mask, partial padding
         ours, am, kpm = partial_mask, None, torch.from_numpy(partial_pad)
     elif masking == "causal_and_padding_float":  # fully masked rows; float masks keep torch finite
-        ours = combine(causal, lengths_mask)
+        ours = combine(causal, pad_mask)
         am, kpm = t64(causal), t64(np.where(is_pad, MASK_VALUE, 0.0))
     elif masking == "causal_and_padding_bool":  # fully masked rows; torch gives NaN there
-        ours = combine(causal, lengths_mask)
+        ours = combine(causal, pad_mask)
         am, kpm = torch.from_numpy(causal < 0), torch.from_numpy(is_pad)
     else:
         raise AssertionError(masking)
