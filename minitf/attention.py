@@ -36,6 +36,9 @@ class AttentionCache(NamedTuple):
 
 
 def _check_mask(mask, scores_shape) -> None:
+    if not np.issubdtype(np.asarray(mask).dtype, np.floating):
+        raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
+                        f"got dtype {np.asarray(mask).dtype}; build one with minitf.masks")
     try:
         ok = np.ndim(mask) <= 4 and np.broadcast_shapes(np.shape(mask), scores_shape) == scores_shape
     except ValueError:

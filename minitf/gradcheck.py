@@ -114,10 +114,20 @@ def check_layer(layer: Module, inputs: Sequence[np.ndarray], *, forward_kwargs: 
     if not isinstance(dinputs, tuple):
         dinputs = (dinputs,)
 
+    float_idx = [i for i, x in enumerate(inputs) if np.issubdtype(np.asarray(x).dtype, np.floating)]
+    if len(dinputs) == len(inputs):  # one per input, None for integer inputs
+        pairs = [(i, dinputs[i]) for i in float_idx]
+    elif len(dinputs) == len(float_idx):  # one per float input
+        pairs = list(zip(float_idx, dinputs))
+    else:
+        raise ValueError(
+            f"layer.backward: expected one gradient per input ({len(inputs)}) or per float input "
+            f"({len(float_idx)}), got {len(dinputs)}")
     analytic, arrays = {}, {}
-    float_inputs = [(i, x) for i, x in enumerate(inputs) if np.issubdtype(np.asarray(x).dtype, np.floating)]
-    for (i, x), dx in zip(float_inputs, dinputs):
-        analytic[f"input{i}"], arrays[f"input{i}"] = dx, x
+    for i, dx in pairs:
+        if dx is None:
+            raise ValueError(f"layer.backward: expected a gradient for float input{i}, got None")
+        analytic[f"input{i}"], arrays[f"input{i}"] = dx, inputs[i]
     for name, p in layer.parameters().items():
         analytic[f"param:{name}"], arrays[f"param:{name}"] = layer.gradients()[name].copy(), p
     return check_gradients(f, analytic, arrays, max_entries=max_entries, h=h, seed=seed)
