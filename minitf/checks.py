@@ -58,6 +58,8 @@ def check_positive_int(name: str, value) -> int:
 
 
 def check_probability(name: str, value, low_inclusive: bool = True, high_inclusive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected a number, got {value!r}")
     lo_ok = value >= 0 if low_inclusive else value > 0
     hi_ok = value <= 1 if high_inclusive else value < 1
     if not (lo_ok and hi_ok):

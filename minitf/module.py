@@ -25,7 +25,10 @@ DTYPES = (np.float32, np.float64)
 
 def check_dtype(dtype) -> np.dtype:
     """Return ``np.dtype(dtype)`` if it is float32 or float64, else raise ``TypeError``."""
-    dt = np.dtype(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype: expected float32 or float64, got {dtype!r}") from None
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise TypeError(f"dtype: expected float32 or float64, got {dt}")
     return dt
@@ -41,6 +44,9 @@ class Module:
         self.training = True
 
     # -- parameters ---------------------------------------------------------------
+    # Tied weights: a parameter used by two modules is shared by *one* module owning it and
+    # the other reading it (see models/common.py: W_U is the embedding's W_E^T), so that both
+    # uses add into the same gradient array.
     def add_param(self, name: str, value: np.ndarray) -> np.ndarray:
         """Register a parameter ``name`` and its zero gradient of the same shape."""
         value = np.ascontiguousarray(value, dtype=self.dtype)

@@ -42,20 +42,20 @@ class TrainingDiverged(FloatingPointError):
 def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Recast a seq2seq batch for a decoder-only model: one sequence ``source <bos> target``.
 
-    Returns ``(input_ids, labels)``, both (B, S + T): the model reads the concatenation,
-    and only the target part is scored (the source positions' labels are ignored).
-    Sources are right-padded, so their padding sits inside the sequence; it is ignored
-    in the loss and kept out of view of later positions by nothing but the pad
-    embedding -- one more reason encoder-decoders handle conditioning more cleanly.
+    Returns ``(input_ids, labels)``, both (B, S + T):
+
+        input_ids  s_1 .. s_S  <bos>  y_1 .. y_{T-1}
+        labels     -100 .. -100  y_1  y_2 .. y_T
+
+    Only the target part is scored.  Sources are right-padded, so their padding sits
+    inside the sequence, visible to every later position (nothing masks it but the pad
+    embedding) -- one of the ways an encoder-decoder handles conditioning more cleanly.
     """
     B, S = batch.input_ids.shape
+    tgt_in = shift_right(batch.labels, start_id, pad_id)  # (B, T)  <bos> y_1 .. y_{T-1}
+    input_ids = np.concatenate([batch.input_ids, tgt_in], axis=1)  # (B, S + T)
     src_labels = np.full((B, S), IGNORE_INDEX, dtype=np.int64)  # (B, S) never scored
     labels = np.concatenate([src_labels, batch.labels], axis=1)  # (B, S + T)
-    # the decoder input is the label sequence shifted right, with the source in front
-    tgt_in = shift_right(batch.labels, start_id, pad_id)  # (B, T)
-    input_ids = np.concatenate([batch.input_ids[:, 1:], np.full((B, 1), start_id), tgt_in], axis=1)
-    # shifting by one: position i predicts token i+1, so the first source token is not an input
-    input_ids = np.concatenate([batch.input_ids[:, :1], input_ids[:, :-1]], axis=1)
     return input_ids.astype(np.int64), labels
 
 
@@ -257,7 +257,7 @@ def default_model_config(task, **overrides) -> ModelConfig:
     tok = task.tokenizer
     base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=64, n_heads=4,
                 d_ff=256, n_encoder_layers=2, n_decoder_layers=2,
-                max_len=max(task.max_source_len, task.max_target_len) + 2, pad_id=tok.pad_id,
+                max_len=task.max_source_len + task.max_target_len + 1, pad_id=tok.pad_id,  # room for a decoder-only model's source + target
                 share_embeddings=True, tie_output=True)
     base.update(overrides)
     return ModelConfig(**base)

@@ -329,9 +329,9 @@ def test_positional_forward_adds_rows_from_offset(rng):
 
 def test_positional_rejects_sequences_longer_than_max_len(rng):
     pe = PositionalEncoding(6, D, rng=rng)
-    with pytest.raises(ValueError, match=r"expected at most max_len=6 positions, got 7"):
+    with pytest.raises(ValueError, match=r"x: expected at most max_len=6 positions .*got 7"):
         pe.forward(np.zeros((1, 7, D), np.float32))
-    with pytest.raises(ValueError, match=r"expected at most max_len=6 positions, got 8"):
+    with pytest.raises(ValueError, match=r"x: expected at most max_len=6 positions .*got 8"):
         pe.forward(np.zeros((1, 3, D), np.float32), offset=5)
 
 

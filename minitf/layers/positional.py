@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checks import check_shape
 from ..module import Module
 
 
@@ -43,10 +44,11 @@ class PositionalEncoding(Module):
         return self.params["W_pos"] if self.kind == "learned" else self.table
 
     def forward(self, x: np.ndarray, offset: int = 0):
+        check_shape("x", x, (None, None, self.d_model), f"(B, T, d_model={self.d_model})")
         T = x.shape[1]
         if offset + T > self.max_len:
             raise ValueError(
-                f"sequence length: expected at most max_len={self.max_len} positions, "
+                f"x: expected at most max_len={self.max_len} positions (offset {offset} + T {T}), "
                 f"got {offset + T}")
         return x + self._P()[offset:offset + T], (T, offset)
 

@@ -1,0 +1,140 @@
+"""The training loop and evaluation: determinism, divergence, both sides of the gap,
+the decoder-only model trained by the same loop, and the ``minitf train`` command."""
+import json
+
+import numpy as np
+import pytest
+
+from minitf.config import ModelConfig
+from minitf.data import IGNORE_INDEX, make_batch
+from minitf.models import DecoderOnly, EncoderDecoder
+from minitf.tasks import get_task
+from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, evaluate,
+                             greedy_decode, sequence_metrics, train)
+
+TINY = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1)
+
+
+def tiny_run(seed=0, steps=15, model_cls=EncoderDecoder, task="copy"):
+    task = get_task(task, min_len=3, max_len=6) if task != "addition" else get_task(task)
+    model = model_cls(default_model_config(task, **TINY, seed=seed))
+    hist = train(model, task, TrainConfig(steps=steps, batch_size=16, eval_every=0, eval_size=32,
+                                          seed=seed, progress=False, warmup=5))
+    return model, hist
+
+
+def test_same_seed_gives_the_same_loss_trajectory_bit_for_bit():
+    _, h1 = tiny_run(seed=3)
+    _, h2 = tiny_run(seed=3)
+    assert h1.loss == h2.loss  # exact float equality on purpose: determinism, not closeness
+    _, h3 = tiny_run(seed=4)
+    assert h3.loss != h1.loss
+
+
+def test_training_lowers_the_loss():
+    _, hist = tiny_run(steps=60)
+    assert np.mean(hist.loss[-10:]) < 0.75 * np.mean(hist.loss[:5])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_nan_loss_stops_training_with_a_clear_message():
+    task = get_task("copy", min_len=3, max_len=6)
+    model = EncoderDecoder(default_model_config(task, **TINY))
+    model.parameters()["decoder_norm.gamma"][0] = np.nan
+    with pytest.raises(TrainingDiverged, match=r"loss is nan: training stopped"):
+        train(model, task, TrainConfig(steps=5, batch_size=8, eval_every=0, eval_size=8, progress=False, warmup=1))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_an_inf_gradient_stops_training_before_the_update():
+    task = get_task("copy", min_len=3, max_len=6)
+    model = EncoderDecoder(default_model_config(task, **TINY))
+    model.parameters()["decoder_layers.0.ff.linear1.W"][0, 0] = np.inf
+    before = {k: v.copy() for k, v in model.parameters().items()}
+    with pytest.raises(TrainingDiverged):
+        train(model, task, TrainConfig(steps=5, batch_size=8, eval_every=0, eval_size=8, progress=False, warmup=1))
+    for k, v in model.parameters().items():
+        np.testing.assert_array_equal(v, before[k], err_msg=f"{k} was updated after divergence")
+
+
+def test_greedy_decode_feeds_the_model_its_own_argmax():
+    task = get_task("copy", min_len=3, max_len=6)
+    model, _ = tiny_run(steps=5)
+    model.eval()
+    batch = task.batch(task.dataset(4, seed=1))
+    tok = task.tokenizer
+    pred = greedy_decode(model, batch.input_ids, 5, tok.bos_id, tok.eos_id)
+    # replay: each generated token is the argmax given the previously generated ones
+    prefix = np.full((4, 1), tok.bos_id)
+    for t in range(pred.shape[1]):
+        logits, _ = model.forward(batch.input_ids, prefix)
+        expect = logits[:, -1].argmax(-1)
+        alive = ~(pred[:, :t] == tok.eos_id).any(axis=1)
+        np.testing.assert_array_equal(pred[alive, t], expect[alive])
+        prefix = np.concatenate([prefix, pred[:, t:t + 1]], axis=1)
+    with pytest.raises(ValueError, match="max_len: expected at least 1, got 0"):
+        greedy_decode(model, batch.input_ids, 0, tok.bos_id, tok.eos_id)
+
+
+def test_sequence_metrics_by_hand():
+    eos = 2
+    labels = np.array([[5, 6, eos, IGNORE_INDEX], [7, 8, 9, eos]])
+    pred = np.array([[5, 6, eos, eos], [7, 4, 9, eos]])
+    m = sequence_metrics(pred, labels, eos)
+    assert m["exact_match"] == 0.5
+    assert m["token_accuracy"] == pytest.approx(6 / 7)
+    # a prediction that does not stop at the target's end is not an exact match
+    m = sequence_metrics(np.array([[5, 6, 3, 3], [7, 8, 9, eos]]), labels, eos)
+    assert m["exact_match"] == 0.5
+
+
+def test_evaluate_reports_both_sides_and_restores_the_mode():
+    task = get_task("copy", min_len=3, max_len=6)
+    model, _ = tiny_run(steps=5)
+    model.train()
+    out = evaluate(model, task.batch(task.dataset(8, seed=2)), start_id=1, eos_id=2)
+    for k in ("teacher_forced_loss", "teacher_forced_token_accuracy", "free_running_exact_match",
+              "free_running_token_accuracy"):
+        assert k in out and np.isfinite(out[k])
+    assert model.training
+
+
+def test_decoder_only_batch_puts_source_then_shifted_target():
+    b = make_batch([[5, 6, 7], [8]], [[9, 10, 2], [11, 2]], pad_id=0, start_id=1)
+    ids, labels = decoder_only_batch(b, start_id=1, pad_id=0)
+    np.testing.assert_array_equal(ids, [[5, 6, 7, 1, 9, 10], [8, 0, 0, 1, 11, 2]])
+    np.testing.assert_array_equal(labels, [[-100, -100, -100, 9, 10, 2], [-100, -100, -100, 11, 2, -100]])
+
+
+def test_the_decoder_only_model_trains_with_the_same_loop():
+    _, hist = tiny_run(steps=60, model_cls=DecoderOnly)
+    assert np.mean(hist.loss[-10:]) < 0.75 * np.mean(hist.loss[:5])
+
+
+def test_train_command_writes_metrics(tmp_path, capsys):
+    from minitf.cli import main
+
+    out = tmp_path / "m.json"
+    ckpt = tmp_path / "c.npz"
+    rc = main(["train", "--task", "copy", "--steps", "8", "--d-model", "32", "--layers", "1", "--eval-every", "4",
+               "--no-progress", "--samples", "2", "--metrics-out", str(out), "--save", str(ckpt)])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "teacher-forced" in printed and "free-running" in printed and "target" in printed
+    m = json.loads(out.read_text())
+    for k in ("teacher_forced_token_accuracy", "free_running_exact_match", "free_running_token_accuracy",
+              "train_loss", "steps", "seconds"):
+        assert k in m
+    assert m["steps"] == 8
+    from minitf.checkpoint import load_checkpoint
+
+    ck = load_checkpoint(ckpt)
+    cfg = ModelConfig.from_dict(ck.config["model"])
+    assert cfg.d_model == 32 and ck.extra["task"] == "copy"
+
+
+def test_train_command_rejects_bad_steps(capsys):
+    from minitf.cli import main
+
+    with pytest.raises(SystemExit, match="--steps: expected a positive integer, got 0"):
+        main(["train", "--steps", "0", "--no-progress"])
