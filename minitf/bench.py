@@ -16,6 +16,7 @@ from .data import make_batch
 from .loss import cross_entropy
 from .models import EncoderDecoder
 from .optim import AdamW
+from .runtime import keep_freed_memory
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
                  n_encoder_layers=2, n_decoder_layers=2, max_len=64, dtype="float32")
@@ -78,11 +79,13 @@ def torch_step_fn(model: EncoderDecoder, batch):
 
 def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True) -> dict:
     """Median seconds per step for NumPy (and PyTorch eager), tokens/s and the ratio."""
+    allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
     cfg = ModelConfig(**REFERENCE, seed=seed)
     batch = reference_batch(seed=seed)
     n_tokens = int(batch.labels.size)
     model = EncoderDecoder(cfg)
     out = {"config": {**REFERENCE, "batch_size": 32, "src_len": 32, "tgt_len": 32},
+           "allocator_tuned": allocator_tuned,
            "numpy_s_per_step": _median_time(numpy_step_fn(model, batch), repeats, warmup)}
     out["numpy_tokens_per_s"] = n_tokens / out["numpy_s_per_step"]
     out["torch_tokens_per_s"] = out["ratio"] = None

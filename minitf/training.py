@@ -31,6 +31,7 @@ from .data import IGNORE_INDEX, Batch, shift_right
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder
 from .optim import SGD, Adam, AdamW, clip_grad_norm
+from .runtime import keep_freed_memory
 from .schedules import get_schedule
 
 
@@ -226,6 +227,7 @@ def train(model, task, cfg: TrainConfig = TrainConfig(), optimizer=None, callbac
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)
     hist = History()
+    keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see runtime.py)
     model.train()
     t0 = time.perf_counter()
     bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)

@@ -1,0 +1,191 @@
+"""``minitf bench --decode``: what the KV cache buys, measured.
+
+Two questions, on the reference model (d_model 128, 4 heads, d_ff 512, 2 + 2 layers,
+vocabulary 64, max_len 300, float32, random weights: timing does not depend on what the
+weights are), batch size 1, a 32-token source:
+
+1. **Speedup.**  Greedy decoding of T = 128 tokens with the cache (feed only the newest
+   token) against without it (re-run the decoder on the whole prefix every step); both
+   run the encoder once.  Per-token latency = wall time / T.  Without the cache step t
+   costs O(t), so the whole run is O(T^2); with it the run is O(T).
+2. **Flatness.**  The cost of one cached decoder step at position t = 16 and t = 256.
+   Only the attention over the cache grows with t; the projections, feed-forward and
+   head do not, so the cost should be nearly flat.
+
+Timing is honest and simple: ``time.perf_counter``, one warm-up run first, the median of
+``repeats`` runs (single steps: the median of ``10 * repeats`` calls).  ``<eos>`` is
+disabled (``eos_id=None``) so every run produces exactly T tokens.
+
+>>> result = run_decode_bench(seed=0)        # doctest: +SKIP
+>>> print(format_decode_report(result))      # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+import numpy as np
+
+from .config import ModelConfig
+from .decoding import decode_step, greedy_search, start_decoding
+from .models.encoder_decoder import EncoderDecoder
+
+SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
+FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
+SOURCE_LENGTH = 32
+BATCH_SIZE = 1
+
+
+def reference_config(**overrides) -> ModelConfig:
+    """The benchmark's model: D 128, H 4, F 512, 2 + 2 layers, V 64, max_len 300, float32."""
+    base = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
+                n_encoder_layers=2, n_decoder_layers=2, max_len=300, dropout=0.0, dtype="float32", seed=0)
+    base.update(overrides)
+    return ModelConfig(**base)
+
+
+def _source(config: ModelConfig, seed: int, batch_size: int = BATCH_SIZE, length: int = SOURCE_LENGTH) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(4, config.src_vocab_size, size=(batch_size, length))  # (B, S) no padding, no specials
+
+
+def time_greedy(model: EncoderDecoder, src_ids, n_tokens: int, *, use_cache: bool, repeats: int = 5) -> float:
+    """Median seconds per generated token of greedy decoding ``n_tokens`` tokens (warm-up first)."""
+    def run():
+        return greedy_search(model, src_ids, max_new_tokens=n_tokens, eos_id=None, use_cache=use_cache)
+
+    run()  # warm-up: first-call costs (allocation, BLAS thread start) are not the steady state
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        out = run()
+        times.append(time.perf_counter() - start)
+    assert out.sequences.shape[1] == n_tokens  # eos disabled: every run made exactly n_tokens tokens
+    return float(np.median(times)) / n_tokens
+
+
+def time_step(model: EncoderDecoder, src_ids, t: int, *, use_cache: bool, repeats: int = 50, seed: int = 0) -> float:
+    """Median seconds of one decoder step at position ``t`` (t tokens already decoded).
+
+    Cached: the cache is filled with t positions once, then the step at position t is
+    run ``repeats`` times from that same cache (each call rewrites position t, so every
+    call does identical work).  Uncached: ``model.decode`` on the t + 1 positions.
+    """
+    rng = np.random.default_rng(seed)
+    B = src_ids.shape[0]
+    ids = rng.integers(4, model.config.tgt_vocab_size, size=(B, t + 1))  # (B, t+1) a prefix and the new token
+    if use_cache:
+        cache = start_decoding(model, src_ids, max_len=t + 1)
+        if t > 0:
+            _, cache = decode_step(model, ids[:, :t], cache)  # fill positions 0..t-1 in one call
+
+        def step():
+            decode_step(model, ids[:, t:t + 1], cache)  # (B, 1) -> (B, 1, V); cache stays at length t
+    else:
+        H_enc, _ = model.encode(src_ids)
+        src_mask = model.source_mask(src_ids)
+
+        def step():
+            model.decode(ids, H_enc, src_mask)  # (B, t+1) -> (B, t+1, V)
+
+    step()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)) -> dict:
+    """Measure cached vs uncached greedy decoding on the reference model.
+
+    Parameters
+    ----------
+    seed : int
+        Weights and source ids.
+    repeats : int
+        Timed runs of each greedy decoding (median); single steps use ``10 * repeats`` calls.
+    T : int
+        Tokens generated for the speedup (128).
+    ts : tuple of int
+        Positions at which one cached step is timed (16 and 256).
+
+    Returns
+    -------
+    dict
+        ``speedup`` (uncached / cached per-token latency at T), ``per_token_ms_at``
+        ({"16": ms, "256": ms}, cached step), ``flatness`` (last / first of those),
+        ``cached_per_token_ms`` and ``uncached_per_token_ms`` at T,
+        ``uncached_step_ms_at`` (the same positions without the cache), ``goals``, and
+        what was measured on: ``config``, ``batch_size``, ``source_length``, ``dtype``,
+        ``repeats``, ``numpy``, ``cpu_count``, ``seconds`` (the bench's own wall time).
+    """
+    wall = time.perf_counter()
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats: expected a positive integer, got {repeats!r}")
+    config = reference_config(seed=seed)
+    if max(max(ts) + 1, T) > config.max_len:
+        raise ValueError(f"ts, T: expected positions below max_len={config.max_len}, got T={T}, ts={tuple(ts)}")
+    model = EncoderDecoder(config).eval()
+    src_ids = _source(config, seed)
+
+    cached = time_greedy(model, src_ids, T, use_cache=True, repeats=repeats)
+    uncached = time_greedy(model, src_ids, T, use_cache=False, repeats=repeats)
+    step_repeats = 10 * repeats
+    per_token_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=True, repeats=step_repeats, seed=seed)
+                    for t in ts}
+    uncached_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=False, repeats=step_repeats, seed=seed)
+                   for t in ts}
+    speedup = uncached / cached
+    flatness = per_token_at[str(ts[-1])] / per_token_at[str(ts[0])]
+    return {
+        "speedup": speedup,
+        "per_token_ms_at": per_token_at,
+        "flatness": flatness,
+        "T": T,
+        "cached_per_token_ms": 1e3 * cached,
+        "uncached_per_token_ms": 1e3 * uncached,
+        "uncached_step_ms_at": uncached_at,
+        "goals": {"speedup_at_least": SPEEDUP_GOAL, "speedup_met": bool(speedup >= SPEEDUP_GOAL),
+                  "flatness_at_most": FLATNESS_GOAL, "flatness_met": bool(flatness <= FLATNESS_GOAL)},
+        "config": config.to_dict(),
+        "batch_size": BATCH_SIZE,
+        "source_length": SOURCE_LENGTH,
+        "dtype": config.dtype,
+        "repeats": repeats,
+        "step_repeats": step_repeats,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "cpu_count": os.cpu_count(),
+        "seconds": time.perf_counter() - wall,
+    }
+
+
+def format_decode_report(result: dict) -> str:
+    """The result of :func:`run_decode_bench` as a short plain-text report."""
+    c, g = result["config"], result["goals"]
+    ts = list(result["per_token_ms_at"])
+    first, last = ts[0], ts[-1]
+
+    def met(ok):
+        return "met" if ok else "NOT met"
+
+    return "\n".join([
+        f"decoding benchmark: greedy, batch {result['batch_size']}, source length {result['source_length']}, "
+        f"{result['dtype']}, random weights",
+        f"model: d_model {c['d_model']}, {c['n_heads']} heads, d_ff {c['d_ff']}, "
+        f"{c['n_encoder_layers']}+{c['n_decoder_layers']} layers, vocab {c['tgt_vocab_size']}, max_len {c['max_len']}",
+        f"T = {result['T']} tokens: cached {result['cached_per_token_ms']:.3f} ms/token, "
+        f"uncached {result['uncached_per_token_ms']:.3f} ms/token -> speedup {result['speedup']:.1f}x "
+        f"(goal >= {g['speedup_at_least']:g}x: {met(g['speedup_met'])})",
+        f"one cached step: t = {first}: {result['per_token_ms_at'][first]:.3f} ms, "
+        f"t = {last}: {result['per_token_ms_at'][last]:.3f} ms -> ratio {result['flatness']:.2f} "
+        f"(goal <= {g['flatness_at_most']:g}: {met(g['flatness_met'])})",
+        f"one uncached step: t = {first}: {result['uncached_step_ms_at'][first]:.3f} ms, "
+        f"t = {last}: {result['uncached_step_ms_at'][last]:.3f} ms",
+        f"timing: time.perf_counter, warm-up, median of {result['repeats']} runs "
+        f"(single steps: median of {result['step_repeats']} calls); numpy {result['numpy']}, "
+        f"{result['cpu_count']} CPUs; bench took {result['seconds']:.1f} s",
+    ])
