@@ -35,6 +35,7 @@ SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
 FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
 SOURCE_LENGTH = 32
 BATCH_SIZE = 1
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def reference_config(**overrides) -> ModelConfig:
@@ -98,7 +99,7 @@ def time_step(model: EncoderDecoder, src_ids, t: int, *, use_cache: bool, repeat
     return float(np.median(times))
 
 
-def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)) -> dict:
+def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256), more_T=()) -> dict:
     """Measure cached vs uncached greedy decoding on the reference model.
 
     Parameters
@@ -111,6 +112,9 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         Tokens generated for the speedup (128).
     ts : tuple of int
         Positions at which one cached step is timed (16 and 256).
+    more_T : tuple of int
+        Further generation lengths at which the speedup is measured too (the gap grows
+        with T, since an uncached step at t costs O(t)).
 
     Returns
     -------
@@ -118,21 +122,29 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         ``speedup`` (uncached / cached per-token latency at T), ``per_token_ms_at``
         ({"16": ms, "256": ms}, cached step), ``flatness`` (last / first of those),
         ``cached_per_token_ms`` and ``uncached_per_token_ms`` at T,
-        ``uncached_step_ms_at`` (the same positions without the cache), ``goals``, and
-        what was measured on: ``config``, ``batch_size``, ``source_length``, ``dtype``,
-        ``repeats``, ``numpy``, ``cpu_count``, ``seconds`` (the bench's own wall time).
+        ``speedup_at`` / ``cached_per_token_ms_at`` / ``uncached_per_token_ms_at``
+        ({"128": ..., "256": ...}: T and ``more_T``), ``uncached_step_ms_at`` (the ``ts``
+        positions without the cache), ``goals``, and what was measured on: ``config``,
+        ``batch_size``, ``source_length``, ``dtype``, ``repeats``, ``numpy``, ``cpu_count``,
+        ``blas_threads_env`` (the thread-count variables as set, None = library default),
+        ``seconds`` (the bench's own wall time).
     """
     wall = time.perf_counter()
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats: expected a positive integer, got {repeats!r}")
     config = reference_config(seed=seed)
-    if max(max(ts) + 1, T) > config.max_len:
-        raise ValueError(f"ts, T: expected positions below max_len={config.max_len}, got T={T}, ts={tuple(ts)}")
+    Ts = (T, *more_T)
+    if max(max(ts) + 1, *Ts) > config.max_len:
+        raise ValueError(f"ts, T, more_T: expected positions below max_len={config.max_len}, "
+                         f"got T={T}, more_T={tuple(more_T)}, ts={tuple(ts)}")
     model = EncoderDecoder(config).eval()
     src_ids = _source(config, seed)
 
-    cached = time_greedy(model, src_ids, T, use_cache=True, repeats=repeats)
-    uncached = time_greedy(model, src_ids, T, use_cache=False, repeats=repeats)
+    cached_at, uncached_at_T = {}, {}
+    for n in Ts:
+        cached_at[str(n)] = 1e3 * time_greedy(model, src_ids, n, use_cache=True, repeats=repeats)
+        uncached_at_T[str(n)] = 1e3 * time_greedy(model, src_ids, n, use_cache=False, repeats=repeats)
+    cached, uncached = cached_at[str(T)], uncached_at_T[str(T)]
     step_repeats = 10 * repeats
     per_token_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=True, repeats=step_repeats, seed=seed)
                     for t in ts}
@@ -145,8 +157,11 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         "per_token_ms_at": per_token_at,
         "flatness": flatness,
         "T": T,
-        "cached_per_token_ms": 1e3 * cached,
-        "uncached_per_token_ms": 1e3 * uncached,
+        "cached_per_token_ms": cached,
+        "uncached_per_token_ms": uncached,
+        "speedup_at": {k: uncached_at_T[k] / cached_at[k] for k in cached_at},
+        "cached_per_token_ms_at": cached_at,
+        "uncached_per_token_ms_at": uncached_at_T,
         "uncached_step_ms_at": uncached_at,
         "goals": {"speedup_at_least": SPEEDUP_GOAL, "speedup_met": bool(speedup >= SPEEDUP_GOAL),
                   "flatness_at_most": FLATNESS_GOAL, "flatness_met": bool(flatness <= FLATNESS_GOAL)},
@@ -159,6 +174,7 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         "numpy": np.__version__,
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
+        "blas_threads_env": {k: os.environ.get(k) for k in BLAS_THREAD_VARS},
         "seconds": time.perf_counter() - wall,
     }
 
@@ -171,6 +187,9 @@ def format_decode_report(result: dict) -> str:
 
     def met(ok):
         return "met" if ok else "NOT met"
+
+    env = {k: v for k, v in result.get("blas_threads_env", {}).items() if v is not None}
+    threads = ", ".join(f"{k}={v}" for k, v in env.items()) or "library default"
 
     return "\n".join([
         f"decoding benchmark: greedy, batch {result['batch_size']}, source length {result['source_length']}, "
@@ -185,7 +204,10 @@ def format_decode_report(result: dict) -> str:
         f"(goal <= {g['flatness_at_most']:g}: {met(g['flatness_met'])})",
         f"one uncached step: t = {first}: {result['uncached_step_ms_at'][first]:.3f} ms, "
         f"t = {last}: {result['uncached_step_ms_at'][last]:.3f} ms",
+        "speedup by length: " + ", ".join(
+            f"T = {k}: {v:.1f}x ({result['cached_per_token_ms_at'][k]:.3f} vs "
+            f"{result['uncached_per_token_ms_at'][k]:.3f} ms/token)" for k, v in result["speedup_at"].items()),
         f"timing: time.perf_counter, warm-up, median of {result['repeats']} runs "
         f"(single steps: median of {result['step_repeats']} calls); numpy {result['numpy']}, "
-        f"{result['cpu_count']} CPUs; bench took {result['seconds']:.1f} s",
+        f"{result['cpu_count']} CPUs, BLAS threads: {threads}; bench took {result['seconds']:.1f} s",
     ])

@@ -128,7 +128,8 @@ class DecoderBlock(Module):
             self.cross_attn = MultiHeadAttention(d_model, n_heads, rng=rng, dtype=dtype)
         self.ff = FeedForward(d_model, d_ff, activation, dropout, rng=rng, dtype=dtype)
         self.norm1 = LayerNorm(d_model, eps, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps, dtype=dtype)
+        if cross_attention:  # norm2 belongs to the cross-attention sub-layer
+            self.norm2 = LayerNorm(d_model, eps, dtype=dtype)
         self.norm3 = LayerNorm(d_model, eps, dtype=dtype)
         self.dropout1 = Dropout(dropout, rng=rng, dtype=dtype)
         self.dropout2 = Dropout(dropout, rng=rng, dtype=dtype)

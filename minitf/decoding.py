@@ -548,8 +548,9 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
                    use_cache, trace):
     """The loop greedy search and sampling share: one token per row per step.
 
-    ``choose(logits (N, V)) -> (tokens (N,), dist_logp (N, V))``: the token of each row and
-    the log-probs of the distribution it was chosen from (for the trace).
+    ``choose(logits (N, V)) -> (tokens (N,), dist_logits (N, V))``: the token of each row and
+    the logits of the distribution it was chosen from (-inf where filtered out; the trace
+    shows their log-softmax).
     """
     c = model.config
     H_enc, _ = model.encode(src_ids)  # (B, S, D), once per example
@@ -577,10 +578,10 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
         if no_repeat_ngram_size:
             logits = np.where(banned_ngram_tokens(ids[:, :t + 1], no_repeat_ngram_size, logits.shape[-1]),
                               -np.inf, logits)
-        tokens, dist_logp = choose(logits)  # (N,), (N, V)
+        tokens, dist_logits = choose(logits)  # (N,), (N, V)
         tokens = np.where(done, c.pad_id, tokens)  # finished rows are padded
         if trace:
-            _trace_rows(steps, t, ids, G, ~done, log_probs, dist_logp, tokens, eos_id)
+            _trace_rows(steps, t, ids, G, ~done, log_probs, log_softmax(dist_logits), tokens, eos_id)
         log_probs += np.where(done, 0.0, logp[np.arange(N), tokens])
         lengths += ~done
         ids[:, t + 1] = tokens
@@ -623,7 +624,7 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
     src_ids, T_max = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id, eos_id)
 
     def choose(logits):
-        return np.argmax(logits, axis=-1), log_softmax(logits)  # (N,), (N, V)
+        return np.argmax(logits, axis=-1), logits  # (N,), (N, V)
 
     with _eval_mode(model):
         return _generate_rows(model, src_ids, choose, G=1, T_max=T_max, no_repeat_ngram_size=no_repeat_ngram_size,
@@ -664,7 +665,7 @@ def sample(model: EncoderDecoder, src_ids, *, rng, temperature: float = 1.0, top
 
     def choose(logits):
         warped = warp_logits(logits, temperature, top_k, top_p)  # (N, V), -inf on removed tokens
-        return _draw(softmax(warped), rng), log_softmax(warped)
+        return _draw(softmax(warped), rng), warped
 
     with _eval_mode(model):
         return _generate_rows(model, src_ids, choose, G=R, T_max=T_max, no_repeat_ngram_size=no_repeat_ngram_size,

@@ -241,3 +241,13 @@ def test_bridge_rejects_wrong_types():
         load_from_torch(object(), model)
     with pytest.raises(TypeError, match="model"):
         grads_from_torch(TorchEncoderDecoder(model.config), object())
+
+
+def test_without_torch_the_import_error_says_how_to_install(monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # what an absent package looks like to import
+    monkeypatch.delitem(sys.modules, "minitf.torch_bridge")
+    with pytest.raises(ImportError, match=r"PyTorch is not installed; pip install 'minitf\[torch\]'"):
+        importlib.import_module("minitf.torch_bridge")

@@ -52,11 +52,11 @@ class EncoderDecoderGrads(NamedTuple):
 class EncoderDecoder(Module):
     """An encoder-decoder transformer built from ``ModelConfig``.
 
-    Parameter names (flat view, see ``parameters()``):
+    Parameter names (flat view, see ``parameters()``, which lists the model's own ``W_U``
+    first, then its sub-modules in this order): ``W_U`` (absent when tied to ``tgt_embed.W_E``),
     ``src_embed.W_E``, ``src_pos.W_pos`` (learned positions only), ``encoder_layers.{l}.*``,
     ``encoder_norm.*``, ``tgt_embed.W_E``, ``tgt_pos.W_pos``, ``decoder_layers.{l}.*``
-    (``self_attn``, ``cross_attn``, ``ff.linear1/linear2``, ``norm1..3``), ``decoder_norm.*``,
-    ``W_U`` (absent when tied to ``tgt_embed.W_E``).
+    (``self_attn``, ``cross_attn``, ``ff.linear1/linear2``, ``norm1..3``), ``decoder_norm.*``.
     """
 
     def __init__(self, config: ModelConfig):

@@ -1,0 +1,137 @@
+"""``minitf generate``: decode from a trained checkpoint (``minitf train --save FILE``).
+
+    minitf generate --checkpoint run.npz --input "fbhad"                     # greedy
+    minitf generate --checkpoint run.npz --input "fbhad" --beams 4 --num-return 3
+    minitf generate --checkpoint run.npz --input "fbhad" --sample --top-p 0.9 --temperature 0.8 --seed 1
+    minitf generate --checkpoint run.npz --input "abc" --input "hello" --trace  # a batch, step by step
+
+``--input`` may be repeated: the inputs are decoded as one padded batch.  Bad arguments,
+a missing file or a checkpoint that does not fit its own config exit with code 2 and a
+one-line message.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the command's arguments.  Imports nothing heavy."""
+    parser.add_argument("--checkpoint", required=True, metavar="FILE", help="a checkpoint saved by `minitf train --save`")
+    parser.add_argument("--input", required=True, action="append", metavar="TEXT",
+                        help="source text; repeat for several inputs (decoded as one batch)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--beams", type=int, metavar="N", help="beam search with N beams (default: greedy)")
+    mode.add_argument("--sample", action="store_true", help="sample (see --temperature, --top-k, --top-p, --seed)")
+    parser.add_argument("--temperature", type=float, metavar="T", help="sampling temperature > 0 (default 1)")
+    parser.add_argument("--top-k", type=int, metavar="K", help="sample from the K likeliest tokens (default 0: off)")
+    parser.add_argument("--top-p", type=float, metavar="P", help="nucleus sampling, P in (0, 1] (default 1: off)")
+    parser.add_argument("--seed", type=int, metavar="S", help="sampling seed (default 0)")
+    parser.add_argument("--max-len", type=int, metavar="N",
+                        help="generate at most N tokens, <eos> included (default: the model's max_len)")
+    parser.add_argument("--num-return", type=int, default=1, metavar="N",
+                        help="outputs per input: at most --beams with beam search, any number when sampling")
+    parser.add_argument("--length-penalty", type=float, default=1.0, metavar="LP",
+                        help="beam search: rank finished outputs by log-prob / length**LP (default 1)")
+    parser.add_argument("--gnmt", action="store_true",
+                        help="beam search: GNMT's length penalty ((5 + length) / 6)**LP instead")
+    parser.add_argument("--no-repeat-ngram", type=int, default=0, metavar="N",
+                        help="never repeat an n-gram of this size (default 0: off)")
+    parser.add_argument("--trace", action="store_true", help="print every step: beams, candidates, scores")
+
+
+class _UsageError(Exception):
+    """A bad argument or file: reported in one line, exit code 2."""
+
+
+def _check_args(args) -> None:
+    sampling_opts = [f"--{n.replace('_', '-')}" for n in ("temperature", "top_k", "top_p", "seed")
+                     if getattr(args, n) is not None]
+    if sampling_opts and not args.sample:
+        raise _UsageError(f"{', '.join(sampling_opts)}: only used with --sample")
+    if args.beams is None and (args.length_penalty != 1.0 or args.gnmt):
+        raise _UsageError("--length-penalty, --gnmt: only used with --beams")
+    if args.beams is None and not args.sample and args.num_return != 1:
+        raise _UsageError(f"--num-return: greedy decoding gives one output per input, got {args.num_return} "
+                          f"(use --beams or --sample)")
+    for i, text in enumerate(args.input):
+        if not text:
+            raise _UsageError(f"--input: expected non-empty text, got an empty string (input {i + 1})")
+
+
+def _source_ids(tokenizer, texts, max_len):
+    """texts -> (B, S) ids, right-padded; warns about characters outside the alphabet."""
+    import numpy as np
+
+    rows = [tokenizer.encode(t) for t in texts]  # sources carry no special tokens (as in training)
+    for text, row in zip(texts, rows):
+        unknown = sorted({ch for ch, i in zip(text, row) if i == tokenizer.unk_id})
+        if unknown:
+            print(f"minitf generate: warning: {text!r}: characters outside the model's alphabet "
+                  f"{tokenizer.alphabet!r} read as <unk>: {''.join(unknown)!r}", file=sys.stderr)
+        if len(row) > max_len:
+            raise _UsageError(f"--input: {text!r} has {len(row)} tokens; the model reads at most max_len={max_len}")
+    S = max(len(r) for r in rows)
+    ids = np.full((len(rows), S), tokenizer.pad_id, dtype=np.int64)  # (B, S)
+    for b, row in enumerate(rows):
+        ids[b, :len(row)] = row
+    return ids
+
+
+def run(args: argparse.Namespace) -> int:
+    from minitf import decoding
+
+    try:
+        _check_args(args)
+        try:
+            model, tokenizer = decoding.load_model(args.checkpoint)
+        except (OSError, ValueError, TypeError) as e:
+            raise _UsageError(f"--checkpoint: {e}") from None
+        src_ids = _source_ids(tokenizer, args.input, model.config.max_len)
+        common = dict(max_new_tokens=args.max_len, no_repeat_ngram_size=args.no_repeat_ngram,
+                      start_id=tokenizer.bos_id, eos_id=tokenizer.eos_id, trace=args.trace)
+        try:
+            if args.beams is not None:
+                header = (f"beam search: {args.beams} beams, length penalty {args.length_penalty:g}"
+                          f"{' (GNMT)' if args.gnmt else ''}")
+                out = decoding.beam_search(model, src_ids, num_beams=args.beams, num_return_sequences=args.num_return,
+                                           length_penalty=args.length_penalty,
+                                           length_penalty_style="gnmt" if args.gnmt else "hf", **common)
+            elif args.sample:
+                temperature = 1.0 if args.temperature is None else args.temperature
+                top_k = 0 if args.top_k is None else args.top_k
+                top_p = 1.0 if args.top_p is None else args.top_p
+                seed = 0 if args.seed is None else args.seed
+                header = f"sampling: temperature {temperature:g}, top-k {top_k}, top-p {top_p:g}, seed {seed}"
+                out = decoding.sample(model, src_ids, rng=seed, temperature=temperature, top_k=top_k, top_p=top_p,
+                                      num_return_sequences=args.num_return, **common)
+            else:
+                header = "greedy"
+                out = decoding.greedy_search(model, src_ids, **common)
+        except ValueError as e:
+            # name the command-line flag, not the Python argument
+            msg = str(e)
+            for py, flag in (("num_beams", "--beams"), ("num_return_sequences", "--num-return"),
+                             ("max_new_tokens", "--max-len"), ("top_p", "--top-p"), ("top_k", "--top-k"),
+                             ("temperature", "--temperature"), ("no_repeat_ngram_size", "--no-repeat-ngram"),
+                             ("length_penalty", "--length-penalty")):
+                if msg.startswith(py + ":"):
+                    msg = flag + msg[len(py):]
+                    break
+            raise _UsageError(msg) from None
+    except _UsageError as e:
+        print(f"minitf generate: error: {e}", file=sys.stderr)
+        return 2
+
+    print(header)
+    for b, text in enumerate(args.input):
+        print(f"input {b + 1}: {text!r}")
+        for r, h in enumerate(out.hypotheses(b), start=1):
+            end = "ended with <eos>" if h.finished else "stopped at --max-len"
+            score = f"score {h.score:.4f}, " if args.beams is not None else ""
+            print(f"  {r}. {tokenizer.decode(h.tokens)!r}  ({score}log-prob {h.log_prob:.4f}, "
+                  f"{len(h)} tokens, {end})")
+    if args.trace:
+        print()
+        print(decoding.format_trace(out.trace, tokenizer))
+    return 0

@@ -1,0 +1,119 @@
+"""Comparisons for homework tests whose failure messages teach.
+
+Every check fails through :func:`fail` with a message that says what was expected, what
+was received, and the tolerance that was applied; a test adds the name of the mistake
+when it recognises one.  Floats are never compared exactly: :func:`close` is
+``|received - expected| <= atol + rtol * |expected|`` entry by entry, as ``np.allclose``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def fail(message: str):
+    """Fail the current test with ``message`` alone (no traceback of the test's code)."""
+    pytest.fail(message, pytrace=False)
+
+
+def _fmt_index(idx) -> str:
+    return "[" + ", ".join(str(int(i)) for i in idx) + "]"
+
+
+def _fmt_value(x) -> str:
+    if isinstance(x, (float, np.floating)):
+        return f"{float(x):.6g}"
+    return repr(x.item() if isinstance(x, np.generic) else x)
+
+
+def as_array(name: str, value, *, shape=None, kind: str | None = None, dtype=None) -> np.ndarray:
+    """Check that ``value`` is a NumPy array of the expected shape and dtype; return it.
+
+    ``shape`` may hold ``None`` for any size; ``kind`` is ``"i"`` (integer) or ``"f"``
+    (floating); ``dtype`` an exact dtype.
+    """
+    if not isinstance(value, np.ndarray):
+        fail(f"{name}: expected a NumPy array, received {type(value).__name__}"
+             + (f" {value!r}"[:120] if not hasattr(value, "shape") else f" of shape {value.shape}"))
+    if shape is not None:
+        ok = value.ndim == len(shape) and all(e is None or e == s for e, s in zip(shape, value.shape))
+        if not ok:
+            want = "(" + ", ".join("*" if e is None else str(e) for e in shape) + ")"
+            fail(f"{name}: expected shape {want}, received shape {value.shape}")
+    if kind == "i" and not np.issubdtype(value.dtype, np.integer):
+        fail(f"{name}: expected an integer array (token ids), received dtype {value.dtype}")
+    if kind == "f" and not np.issubdtype(value.dtype, np.floating):
+        fail(f"{name}: expected a floating-point array, received dtype {value.dtype}")
+    if dtype is not None and value.dtype != np.dtype(dtype):
+        fail(f"{name}: expected dtype {np.dtype(dtype)} (the dtype of the input), received {value.dtype}")
+    return value
+
+
+def as_float(name: str, value) -> float:
+    """Check that ``value`` is a real number (Python float, NumPy scalar or 0-d array)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        shape = f" of shape {value.shape}" if hasattr(value, "shape") else ""
+        fail(f"{name}: expected a single number (a float), received {type(value).__name__}{shape}")
+    value = float(value)
+    if not np.isfinite(value):
+        fail(f"{name}: expected a finite number, received {value}")
+    return value
+
+
+def close(received, expected, rtol: float, atol: float) -> bool:
+    """``np.allclose`` with NaN never equal: True when every entry is within tolerance."""
+    received = np.asarray(received, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    if received.shape != expected.shape:
+        return False
+    return bool(np.all(np.abs(received - expected) <= atol + rtol * np.abs(expected)))
+
+
+def expect_close(name: str, received, expected, *, rtol: float, atol: float, hint: str = "") -> None:
+    """Fail unless ``received`` matches ``expected`` within ``atol + rtol * |expected|``.
+
+    The message gives the worst entry: its index, both values and the difference.
+    """
+    received = np.asarray(received)
+    expected = np.asarray(expected)
+    if received.shape != expected.shape:
+        fail(f"{name}: expected shape {expected.shape}, received shape {received.shape}")
+    r = received.astype(np.float64)
+    e = expected.astype(np.float64)
+    if not np.all(np.isfinite(r)):
+        idx = np.argwhere(~np.isfinite(r))[0] if r.ndim else ()
+        fail(f"{name}: received a non-finite value {r[tuple(idx)]} at index {_fmt_index(idx)}"
+             + (f"; {hint}" if hint else ""))
+    excess = np.abs(r - e) - (atol + rtol * np.abs(e))
+    if np.all(excess <= 0):
+        return
+    n_bad = int((excess > 0).sum())
+    if r.ndim == 0:
+        where = ""
+        got, want = r[()], e[()]
+    else:
+        idx = np.unravel_index(int(np.argmax(excess)), r.shape)
+        where = f" at index {_fmt_index(idx)}"
+        got, want = r[idx], e[idx]
+    count = f" ({n_bad} of {r.size} entries out of tolerance)" if r.size > 1 else ""
+    fail(f"{name}: expected {want:.8g}, received {got:.8g}{where}, difference {abs(got - want):.3g} "
+         f"> atol {atol:g} + rtol {rtol:g} * |expected|{count}" + (f". {hint}" if hint else ""))
+
+
+def expect_equal_ids(name: str, received, expected, hint: str = "") -> None:
+    """Fail unless two integer arrays are identical; the message shows the first differing row."""
+    received = np.asarray(received)
+    expected = np.asarray(expected)
+    if received.shape != expected.shape:
+        fail(f"{name}: expected shape {expected.shape}, received shape {received.shape}"
+             + (f". {hint}" if hint else ""))
+    diff = received != expected
+    if not diff.any():
+        return
+    idx = tuple(int(i) for i in np.argwhere(diff)[0])
+    row = idx[0]
+    fail(f"{name}: first difference at index {_fmt_index(idx)}: expected {_fmt_value(expected[idx])}, "
+         f"received {_fmt_value(received[idx])}; row {row}: expected {expected[row].tolist()}, "
+         f"received {received[row].tolist()}" + (f". {hint}" if hint else ""))
