@@ -519,7 +519,7 @@ def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One token per row from probs (N, V), by inverting the CDF: vectorised over rows."""
     cdf = np.cumsum(probs, axis=-1)  # (N, V)
     u = rng.random(probs.shape[0]) * cdf[:, -1]  # (N,) uniform in [0, total mass)
-    return np.argmax(cdf > u[:, None], axis=-1)  # (N,) first index whose CDF passes u (a token with p > 0)
+    return np.argmax(cdf >= u[:, None], axis=-1)  # (N,) first index whose CDF passes u (a token with p > 0)
 
 
 def _trace_rows(steps, t, ids, G, alive, cum_before, dist_logp, chosen, eos_id):

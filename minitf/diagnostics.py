@@ -54,7 +54,7 @@ from .training import (History, TrainConfig, default_model_config, forward_loss,
                        make_optimizer, make_schedule, sequence_metrics, train)
 
 __all__ = [
-    "lesson8_task", "lesson8_model_config", "lesson8_train_config", "to_float64",
+    "lesson8_task", "lesson8_model_config", "lesson8_train_config", "lesson8_batch", "to_float64",
     "sequential_logits", "ParallelCheck", "parallel_vs_sequential",
     "VARIANTS", "without_causal_mask", "labels_as_inputs", "LabelsAsInputs", "Run", "train_variant",
     "leakage_runs",
@@ -95,6 +95,13 @@ def lesson8_train_config(seed: int = 0, **overrides) -> TrainConfig:
                 progress=False)
     base.update(overrides)
     return TrainConfig(**base)
+
+
+def lesson8_batch(seed: int = 0, size: int = 32) -> Batch:
+    """A fixed batch of ``size`` examples of :func:`lesson8_task` (the one section 4 and
+    Figure 2 measure the gradient on)."""
+    task = lesson8_task()
+    return task.batch(task.dataset(check_positive_int("size", size), seed=seed + 30_000))
 
 
 def to_float64(model: EncoderDecoder) -> EncoderDecoder:
@@ -397,7 +404,7 @@ def padding_invariance(model: EncoderDecoder, batch: Batch) -> PaddingCheck:
     # gradients that are exactly zero in exact arithmetic (the key biases b_k, say)
     diff = _norm([padded[k] - summed[k] / n_real for k in padded])
     grad_rel_error = diff / max(_norm([summed[k] / n_real for k in padded]), 1e-300)
-    return PaddingCheck(loss, total_loss / n_real, loss * n_real / batch.labels.size, grad_rel_error, n_real,
+    return PaddingCheck(loss, float(total_loss / n_real), loss * n_real / batch.labels.size, grad_rel_error, n_real,
                         int(batch.labels.size), int((batch.input_ids == pad).sum()))
 
 

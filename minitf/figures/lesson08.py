@@ -115,9 +115,154 @@ def shift_by_one(seed: int = 0):
 
 
 # ---- Figure 2 (section 4): how a loss at the decoder's head trains the encoder -------------
-# Needs a trained model: p̂ − y at the head, each decoder block's cross-attention share of
-# dL/dH_enc, and their sum.  To be registered here as "l08_gradient_journey" (lesson=8), drawn
-# with KEY["loss"], KEY["gradient"], KEY["decoder"], KEY["cross_attention"], KEY["encoder"].
+def _box(ax, x, y, w, h, meaning, title, value, fontsize=9):
+    """A rounded box centred at (x, y) in the tint of ``meaning``: a bold title, a value below."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                linewidth=1.2, **meaning.fill()))
+    ax.text(x, y + 0.17 * h, title, ha="center", va="center", fontsize=fontsize, fontweight="bold")
+    ax.text(x, y - 0.22 * h, value, ha="center", va="center", fontsize=fontsize - 0.5)
+
+
+def _grad_arrow(ax, start, end, rad=0.0, width=1.8):
+    from matplotlib.patches import FancyArrowPatch
+
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=13, linewidth=width,
+                                 connectionstyle=f"arc3,rad={rad}", shrinkA=0, shrinkB=0,
+                                 **KEY["gradient"].arrow()))
+
+
+@register("l08_gradient_journey", lesson=8, title="How a loss at the decoder's head trains the encoder")
+def gradient_journey(seed: int = 0):
+    """The gradient's path, measured on the lesson's trained model.
+
+    Left: p_hat - y at the head -> W_U -> decoder blocks (last first) -> each block's
+    cross-attention K, V -> H_enc -> encoder blocks -> source embedding, every stop labelled
+    with the norm of the gradient measured there (one teacher-forced backward on a fixed
+    batch, :func:`minitf.diagnostics.gradient_journey`).  Right: each decoder block's share
+    of dL/dH_enc, their sum, and what is left of it with cross-attention switched off.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from ..diagnostics import cross_attention_off, gradient_journey as measure, lesson8_batch, lesson8_run
+    from .draw import new_figure
+
+    run = lesson8_run(seed)
+    batch = lesson8_batch(seed)
+    journey = measure(run.model, batch)
+    with cross_attention_off(run.model):
+        closed = measure(run.model, batch)
+    run.model.zero_grad()
+    norms = {st.key: st.norm for st in journey.stages}
+    L_dec, L_enc = len(run.model.decoder_layers), len(run.model.encoder_layers)
+    enc, dec, cross, loss = KEY["encoder"], KEY["decoder"], KEY["cross_attention"], KEY["loss"]
+
+    fig = new_figure(11.6, 6.4)
+    ax = fig.add_axes((0.0, 0.0, 0.62, 0.92))
+    ax.set_axis_off()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    fig.text(0.01, 0.975, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source embedding",
+             fontsize=11, fontweight="bold", va="top")
+    fig.text(0.01, 0.93, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} steps, "
+             f"batch of {batch.batch_size}", fontsize=8.5, style="italic", va="top")
+
+    def fmt(x):
+        return f"{x:#.2g}"
+
+    # decoder column (right), top to bottom in the order backward visits it
+    xd, wd = 7.45, 3.9
+    xc, wc = xd - wd / 2 + 0.9, 1.8  # each block's cross-attention, drawn at its left
+    xb, wb = xd + wd / 2 - 1.0, 2.0  # the rest of the block
+    y_loss, y_head = 9.05, 7.65
+    block_y = np.linspace(6.05, 6.05 - 1.65 * (L_dec - 1), L_dec)  # last block (top) first
+    _box(ax, xd, y_loss, wd, 0.95, loss, "loss: cross-entropy",
+         f"\u2016\u2202L/\u2202z\u2016 = \u2016p\u0302 \u2212 y\u2016 / n = {fmt(norms['loss'])}")
+    _box(ax, xd, y_head, wd, 0.95, dec, "output head W_U", f"\u2016\u2202L/\u2202W_U\u2016 = {fmt(norms['head'])}")
+    _grad_arrow(ax, (xd, y_loss - 0.48), (xd, y_head + 0.48))
+    _grad_arrow(ax, (xb, y_head - 0.48), (xb, block_y[0] + 0.6))
+    ax.text(xb + 0.12, (y_head + block_y[0]) / 2 + 0.05, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
+            ha="left", va="center", fontsize=8.5)
+
+    # encoder column (left)
+    xe, we = 1.6, 2.9
+    y_henc = 7.65
+    enc_y = np.linspace(6.05, 6.05 - 1.65 * (L_enc - 1), L_enc)  # last block (top) first
+    y_emb = enc_y[-1] - 1.65
+    _box(ax, xe, y_henc, we, 0.95, enc, "encoder output H_enc",
+         f"\u2016\u2202L/\u2202H_enc\u2016 = {fmt(norms['H_enc'])}")
+    for i, l in enumerate(reversed(range(L_enc))):
+        _box(ax, xe, enc_y[i], we, 1.2, enc, f"encoder block {l + 1}",
+             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'encoder.{l}'])}")
+    _box(ax, xe, y_emb, we, 0.95, enc, "source embedding",
+         f"\u2016\u2202L/\u2202W_E\u2016 = {fmt(norms['src_embed'])}")
+    tops = [y_henc - 0.48] + [y - 0.6 for y in enc_y]
+    bottoms = [y + 0.6 for y in enc_y] + [y_emb + 0.48]
+    for a, b in zip(tops, bottoms):
+        _grad_arrow(ax, (xe, a), (xe, b))
+
+    # the shares meet in a sum, which is all H_enc receives
+    from matplotlib.patches import Circle
+
+    sx, sy, r = 3.95, y_henc, 0.32
+    ax.add_patch(Circle((sx, sy), r, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"], linewidth=1.0))
+    ax.text(sx, sy, "+", ha="center", va="center", fontsize=14)
+    _grad_arrow(ax, (sx - r, sy), (xe + we / 2, sy))
+    ax.text(sx, sy + r + 0.12, "sum", ha="center", va="bottom", fontsize=8.5, style="italic")
+
+    # decoder blocks, each with its cross-attention and its share of dL/dH_enc
+    for i, l in enumerate(reversed(range(L_dec))):
+        y = block_y[i]
+        _box(ax, xb, y, wb, 1.2, dec, f"decoder block {l + 1}",
+             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'decoder.{l}'])}", fontsize=8.5)
+        _box(ax, xc, y, wc, 1.2, cross, "cross-attn W_K, W_V",
+             f"\u2016\u2202L/\u2202W\u2016 = {fmt(norms[f'decoder.{l}.cross_kv'])}", fontsize=8.5)
+        if i + 1 < L_dec:
+            _grad_arrow(ax, (xb, y - 0.6), (xb, block_y[i + 1] + 0.6))
+        # this block's share travels back through W_K^c, W_V^c into the sum
+        start = np.array([xc - wc / 2, y])
+        end = np.array([sx, sy])
+        end = end + r * (start - end) / np.linalg.norm(start - end)  # stop at the circle
+        _grad_arrow(ax, tuple(start), tuple(end), width=1.4)
+        ax.text(start[0] - 0.08, y - 0.2, f"share {l + 1}\n{fmt(norms[f'decoder.{l}.share'])}", ha="right",
+                va="top", fontsize=8.5, linespacing=1.2)
+    ax.text(0.15, y_emb - 0.75, "\u03b8: all of a block's weights.  Arrows: the backward pass, gradient norms "
+            "measured where they arrive.", ha="left", va="top", fontsize=8, style="italic")
+
+    # ---- right: the shares, and their sum ---------------------------------------------------
+    bx = fig.add_axes((0.70, 0.34, 0.27, 0.46))
+    order = list(reversed(range(L_dec)))  # as the backward visits them: last block first
+    names = [f"block {l + 1}" for l in order] + ["sum"]
+    fractions = [float(journey.share_fractions[l]) for l in order] + [float(np.sum(journey.share_fractions))]
+    share_norms = [float(journey.share_norms[l]) for l in order] + [float(np.linalg.norm(journey.dH_enc))]
+    ys = np.arange(len(names))[::-1]
+    for y, name, f, n in zip(ys, names, fractions, share_norms):
+        meaning = enc if name == "sum" else cross
+        bx.barh(y, f, height=0.62, linewidth=1.2, **meaning.fill())
+        bx.text(max(f, 0) + 0.03, y, f"{100 * f:.0f}%   (norm {n:#.2g})", va="center", ha="left", fontsize=8.5)
+    bx.set_yticks(ys, [f"decoder {n}" if n != "sum" else "\u2202L/\u2202H_enc" for n in names], fontsize=9)
+    bx.axvline(0, color=NEUTRAL["ink"], linewidth=0.8)
+    lo = min(0.0, min(fractions))
+    bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.75)
+    bx.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
+    bx.spines["left"].set_visible(False)
+    bx.tick_params(axis="y", length=0)
+    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:  \u27e8share, total\u27e9 / \u2016total\u2016\u00b2", fontsize=8.5)
+    fig.text(0.66, 0.86, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=11, fontweight="bold",
+             va="bottom")
+    closed_norm = float(np.linalg.norm(closed.dH_enc))
+    fig.text(0.66, 0.20, f"shares summed vs \u2202L/\u2202H_enc: max |difference| = {journey.sum_max_abs_diff:.1g}\n"
+             f"every cross-attention's W_o, b_o set to 0: \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}\n"
+             "(no cross-attention, no gradient for the encoder)", fontsize=8.5, va="top", linespacing=1.5)
+
+    fig.legend(handles=[Patch(label=loss.label, **loss.fill()), Patch(label=dec.label, **dec.fill()),
+                        Patch(label=cross.label, **cross.fill()), Patch(label=enc.label, **enc.fill()),
+                        Line2D([], [], label=KEY["gradient"].label, linewidth=1.8, **KEY["gradient"].arrow())],
+               loc="lower left", bbox_to_anchor=(0.655, 0.0), ncol=2, fontsize=8.5, handlelength=1.8)
+    return fig
+
 
 # ---- Figure 3 (section 5): teacher forcing, and the gap it leaves behind --------------------
 # Needs a trained model: teacher-forced vs free-running accuracy over training, and the

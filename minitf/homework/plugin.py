@@ -139,8 +139,7 @@ def failure_message(excinfo, submission_path: str | None) -> str:
     if isinstance(exc, pytest.skip.Exception):
         return str(exc.msg)
     if excinfo.errisinstance(NotImplementedError):
-        text = str(exc).strip() or "a function is still the template's stub"
-        return f"not written yet: {text}"
+        return str(exc).strip() or "not written yet: a function is still the template's stub"
     from .submission import ForbiddenCall, SubmissionError, TimeLimitExceeded
 
     if isinstance(exc, (ForbiddenCall, SubmissionError, TimeLimitExceeded)):

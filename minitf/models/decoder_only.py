@@ -20,6 +20,7 @@ from ..config import ModelConfig
 from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
 from ..masks import causal_mask
 from ..module import Module
+from ..layers.linear import affine_forward
 from .common import cache_nbytes, head_backward, head_weight, input_backward, input_forward
 
 
@@ -67,7 +68,7 @@ class DecoderOnly(Module):
             x, c_l = layer.forward(x, None, self_mask)  # (B, T, D)
             layer_caches.append(c_l)
         H_dec, c_norm = self.decoder_norm.forward(x)  # (B, T, D)
-        logits = H_dec @ head_weight(self)  # (B, T, D) @ (D, V) -> (B, T, V)
+        logits = affine_forward(H_dec, head_weight(self), None)  # (B, T, D) @ (D, V) -> (B, T, V)
         return logits, DecoderOnlyCache(c_in, layer_caches, c_norm, H_dec)
 
     def backward(self, dlogits: np.ndarray, cache: DecoderOnlyCache) -> np.ndarray:

@@ -1,0 +1,3 @@
+"""Every task: an endless loop at module level (the import never finishes)."""
+while True:
+    pass
