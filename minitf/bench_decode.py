@@ -13,8 +13,12 @@ weights are), batch size 1, a 32-token source:
    head do not, so the cost should be nearly flat.
 
 Timing is honest and simple: ``time.perf_counter``, one warm-up run first, the median of
-``repeats`` runs (single steps: the median of ``10 * repeats`` calls).  ``<eos>`` is
-disabled (``eos_id=None``) so every run produces exactly T tokens.
+``repeats`` runs (single steps: the median of ``min(10 * repeats, 100)`` calls).  A time
+budget (``max_seconds``, 25 s) ends the greedy runs early on a slow or busy machine, after
+at least 3; the result says how many ran.  Cached and uncached
+runs alternate, so a change in machine load during the bench hits both alike.  ``<eos>``
+is disabled (``eos_id=None``) so every run produces exactly T tokens.  The process uses
+the same memory setting as the training benchmark (:func:`minitf.runtime.keep_freed_memory`).
 
 >>> result = run_decode_bench(seed=0)        # doctest: +SKIP
 >>> print(format_decode_report(result))      # doctest: +SKIP
@@ -30,6 +34,7 @@ import numpy as np
 from .config import ModelConfig
 from .decoding import decode_step, greedy_search, start_decoding
 from .models.encoder_decoder import EncoderDecoder
+from .runtime import keep_freed_memory
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
 FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
@@ -51,19 +56,41 @@ def _source(config: ModelConfig, seed: int, batch_size: int = BATCH_SIZE, length
     return rng.integers(4, config.src_vocab_size, size=(batch_size, length))  # (B, S) no padding, no specials
 
 
+def _seconds(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def time_greedy(model: EncoderDecoder, src_ids, n_tokens: int, *, use_cache: bool, repeats: int = 5) -> float:
     """Median seconds per generated token of greedy decoding ``n_tokens`` tokens (warm-up first)."""
-    def run():
-        return greedy_search(model, src_ids, max_new_tokens=n_tokens, eos_id=None, use_cache=use_cache)
+    per_token, _ = compare_greedy(model, src_ids, n_tokens, repeats=repeats, modes=(use_cache,))
+    return per_token[0]
 
-    run()  # warm-up: first-call costs (allocation, BLAS thread start) are not the steady state
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - start)
-    assert out.sequences.shape[1] == n_tokens  # eos disabled: every run made exactly n_tokens tokens
-    return float(np.median(times)) / n_tokens
+
+def compare_greedy(model: EncoderDecoder, src_ids, n_tokens: int, *, repeats: int = 5,
+                   modes=(True, False), deadline: float | None = None):
+    """Median seconds per token of greedy decoding ``n_tokens`` tokens, for each
+    ``use_cache`` value in ``modes``.
+
+    One warm-up run each, then the modes take turns (cached, uncached, cached, ...) for
+    ``repeats`` rounds, or fewer (at least 3) once ``time.perf_counter()`` passes
+    ``deadline``.  Returns (per-token seconds for each mode, rounds run).
+    """
+    def run(use_cache):
+        out = greedy_search(model, src_ids, max_new_tokens=n_tokens, eos_id=None, use_cache=use_cache)
+        assert out.sequences.shape[1] == n_tokens  # eos disabled: exactly n_tokens tokens every run
+
+    for use_cache in modes:
+        run(use_cache)  # warm-up: first-call costs (allocation, BLAS threads) are not the steady state
+    times = {use_cache: [] for use_cache in modes}
+    for r in range(repeats):
+        for use_cache in modes:
+            times[use_cache].append(_seconds(lambda: run(use_cache)))
+        if deadline is not None and r + 1 >= 3 and time.perf_counter() > deadline:
+            break
+    rounds = len(times[modes[0]])
+    return tuple(float(np.median(times[use_cache])) / n_tokens for use_cache in modes), rounds
 
 
 def time_step(model: EncoderDecoder, src_ids, t: int, *, use_cache: bool, repeats: int = 50, seed: int = 0) -> float:
@@ -91,15 +118,11 @@ def time_step(model: EncoderDecoder, src_ids, t: int, *, use_cache: bool, repeat
             model.decode(ids, H_enc, src_mask)  # (B, t+1) -> (B, t+1, V)
 
     step()  # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median([_seconds(step) for _ in range(repeats)]))
 
 
-def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256), more_T=()) -> dict:
+def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256), more_T=(),
+                     max_seconds: float = 25.0) -> dict:
     """Measure cached vs uncached greedy decoding on the reference model.
 
     Parameters
@@ -107,7 +130,8 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
     seed : int
         Weights and source ids.
     repeats : int
-        Timed runs of each greedy decoding (median); single steps use ``10 * repeats`` calls.
+        Timed runs of each greedy decoding (median); single steps use ``min(10 * repeats, 100)``
+        calls.
     T : int
         Tokens generated for the speedup (128).
     ts : tuple of int
@@ -115,6 +139,9 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
     more_T : tuple of int
         Further generation lengths at which the speedup is measured too (the gap grows
         with T, since an uncached step at t costs O(t)).
+    max_seconds : float
+        Time budget: greedy runs stop early (after at least 3) once it is spent; single
+        steps are timed after the greedy runs, and are quick.
 
     Returns
     -------
@@ -125,27 +152,34 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         ``speedup_at`` / ``cached_per_token_ms_at`` / ``uncached_per_token_ms_at``
         ({"128": ..., "256": ...}: T and ``more_T``), ``uncached_step_ms_at`` (the ``ts``
         positions without the cache), ``goals``, and what was measured on: ``config``,
-        ``batch_size``, ``source_length``, ``dtype``, ``repeats``, ``numpy``, ``cpu_count``,
+        ``batch_size``, ``source_length``, ``dtype``, ``repeats``, ``greedy_rounds`` (runs
+        actually timed per length), ``numpy``, ``cpu_count``,
         ``blas_threads_env`` (the thread-count variables as set, None = library default),
-        ``seconds`` (the bench's own wall time).
+        ``keep_freed_memory`` (whether the allocator setting applied), ``seconds`` (the
+        bench's own wall time).
     """
     wall = time.perf_counter()
     if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats: expected a positive integer, got {repeats!r}")
+    if not isinstance(max_seconds, (int, float)) or isinstance(max_seconds, bool) or not max_seconds > 0:
+        raise ValueError(f"max_seconds: expected a positive number of seconds, got {max_seconds!r}")
     config = reference_config(seed=seed)
     Ts = (T, *more_T)
     if max(max(ts) + 1, *Ts) > config.max_len:
         raise ValueError(f"ts, T, more_T: expected positions below max_len={config.max_len}, "
                          f"got T={T}, more_T={tuple(more_T)}, ts={tuple(ts)}")
+    memory_setting = keep_freed_memory()  # as the training benchmark does
     model = EncoderDecoder(config).eval()
     src_ids = _source(config, seed)
 
-    cached_at, uncached_at_T = {}, {}
-    for n in Ts:
-        cached_at[str(n)] = 1e3 * time_greedy(model, src_ids, n, use_cache=True, repeats=repeats)
-        uncached_at_T[str(n)] = 1e3 * time_greedy(model, src_ids, n, use_cache=False, repeats=repeats)
+    cached_at, uncached_at_T, rounds = {}, {}, {}
+    for i, n in enumerate(Ts):
+        # the greedy runs get 80% of the budget, shared out over the lengths still to run
+        deadline = time.perf_counter() + (0.8 * max_seconds - (time.perf_counter() - wall)) / (len(Ts) - i)
+        (c_s, u_s), rounds[str(n)] = compare_greedy(model, src_ids, n, repeats=repeats, deadline=deadline)
+        cached_at[str(n)], uncached_at_T[str(n)] = 1e3 * c_s, 1e3 * u_s
     cached, uncached = cached_at[str(T)], uncached_at_T[str(T)]
-    step_repeats = 10 * repeats
+    step_repeats = min(10 * repeats, 100)
     per_token_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=True, repeats=step_repeats, seed=seed)
                     for t in ts}
     uncached_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=False, repeats=step_repeats, seed=seed)
@@ -170,11 +204,13 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         "source_length": SOURCE_LENGTH,
         "dtype": config.dtype,
         "repeats": repeats,
+        "greedy_rounds": rounds,
         "step_repeats": step_repeats,
         "numpy": np.__version__,
         "python": platform.python_version(),
         "cpu_count": os.cpu_count(),
         "blas_threads_env": {k: os.environ.get(k) for k in BLAS_THREAD_VARS},
+        "keep_freed_memory": memory_setting,
         "seconds": time.perf_counter() - wall,
     }
 
@@ -188,10 +224,10 @@ def format_decode_report(result: dict) -> str:
     def met(ok):
         return "met" if ok else "NOT met"
 
-    env = {k: v for k, v in result.get("blas_threads_env", {}).items() if v is not None}
+    env = {k: v for k, v in result.get("blas_threads_env", {}).items() if v}
     threads = ", ".join(f"{k}={v}" for k, v in env.items()) or "library default"
 
-    return "\n".join([
+    lines = [
         f"decoding benchmark: greedy, batch {result['batch_size']}, source length {result['source_length']}, "
         f"{result['dtype']}, random weights",
         f"model: d_model {c['d_model']}, {c['n_heads']} heads, d_ff {c['d_ff']}, "
@@ -207,7 +243,13 @@ def format_decode_report(result: dict) -> str:
         "speedup by length: " + ", ".join(
             f"T = {k}: {v:.1f}x ({result['cached_per_token_ms_at'][k]:.3f} vs "
             f"{result['uncached_per_token_ms_at'][k]:.3f} ms/token)" for k, v in result["speedup_at"].items()),
-        f"timing: time.perf_counter, warm-up, median of {result['repeats']} runs "
+        f"timing: time.perf_counter, warm-up, median of {result['greedy_rounds'][str(result['T'])]} runs, "
+        f"cached and uncached alternating "
         f"(single steps: median of {result['step_repeats']} calls); numpy {result['numpy']}, "
         f"{result['cpu_count']} CPUs, BLAS threads: {threads}; bench took {result['seconds']:.1f} s",
-    ])
+    ]
+    if not env and (result.get("cpu_count") or 1) > 1:
+        lines.append("note: with several BLAS threads on a busy machine the uncached run's larger matrix "
+                     "products can slow down far more than the cached steps, inflating the speedup; "
+                     "OPENBLAS_NUM_THREADS=1 gives steadier numbers")
+    return "\n".join(lines)

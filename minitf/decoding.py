@@ -519,11 +519,15 @@ def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One token per row from probs (N, V), by inverting the CDF: vectorised over rows."""
     cdf = np.cumsum(probs, axis=-1)  # (N, V)
     u = rng.random(probs.shape[0]) * cdf[:, -1]  # (N,) uniform in [0, total mass)
-    return np.argmax(cdf >= u[:, None], axis=-1)  # (N,) first index whose CDF passes u (a token with p > 0)
+    return np.argmax(cdf > u[:, None], axis=-1)  # (N,) first index whose CDF passes u (a token with p > 0)
 
 
-def _trace_rows(steps, t, ids, G, alive, cum_before, dist_logp, chosen, eos_id):
-    """Greedy / sampling trace: one TraceStep per example with a live row at step t."""
+def _trace_rows(steps, t, ids, G, alive, cum_before, model_logp, dist_logp, chosen, eos_id):
+    """Greedy / sampling trace: one TraceStep per example with a live row at step t.
+
+    A candidate's ``log_prob`` is from the distribution the token was chosen from
+    (``dist_logp``: after bans, temperature, top-k, top-p); its ``score`` adds the model's
+    own log-prob (``model_logp``) to the row's running sum, as ``log_probs`` does."""
     N = ids.shape[0]
     for b in range(N // G):
         rows = [n for n in range(b * G, b * G + G) if alive[n]]
@@ -538,7 +542,7 @@ def _trace_rows(steps, t, ids, G, alive, cum_before, dist_logp, chosen, eos_id):
             for tok in top:
                 status = "dropped" if tok != chosen[n] else ("finished" if tok == eos_id else "kept")
                 cands.append(Candidate(n - b * G, tok, float(dist_logp[n, tok]),
-                                       float(cum_before[n] + dist_logp[n, tok]), status))
+                                       float(cum_before[n] + model_logp[n, tok]), status))
         cands.sort(key=lambda c: -c.score)
         steps.append(TraceStep(t, b, [tuple(int(i) for i in ids[n, 1:t + 1]) for n in rows],
                                [float(cum_before[n]) for n in rows], [n - b * G for n in rows], cands))
@@ -567,7 +571,6 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
     lengths = np.zeros(N, dtype=np.int64)
     log_probs = np.zeros(N)  # (N,) float64 running sums
     steps = [] if trace else None
-    t = 0
     for t in range(T_max):
         if use_cache:
             logits, cache = decode_step(model, ids[:, t:t + 1], cache)  # (N, 1, V): only the newest token fed
@@ -581,7 +584,7 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
         tokens, dist_logits = choose(logits)  # (N,), (N, V)
         tokens = np.where(done, c.pad_id, tokens)  # finished rows are padded
         if trace:
-            _trace_rows(steps, t, ids, G, ~done, log_probs, log_softmax(dist_logits), tokens, eos_id)
+            _trace_rows(steps, t, ids, G, ~done, log_probs, logp, log_softmax(dist_logits), tokens, eos_id)
         log_probs += np.where(done, 0.0, logp[np.arange(N), tokens])
         lengths += ~done
         ids[:, t + 1] = tokens
@@ -786,7 +789,6 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
         pool = _Pool.empty(B, K, T_max, c.pad_id)
         done = np.zeros(B, dtype=bool)  # (B,)
         steps = [] if trace else None
-        rank = np.arange(2 * K)  # (2K,)
         ex = np.arange(B)[:, None]  # (B, 1)
         t = 0
         for t in range(T_max):
@@ -801,8 +803,9 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
             is_eos = top_token == eos_id if eos_id is not None else np.zeros_like(top, dtype=bool)
             alive = np.isfinite(top_scores)
 
-            # 1. <eos> among the K best: a finished hypothesis (its tokens, then <eos>)
-            finishing = (is_eos & alive & (rank < K) & ~done[:, None])[:, :K]  # (B, K)
+            # 1. <eos> among the K best (not the 2K: Hugging Face's rank < num_beams) ends a
+            #    hypothesis: its tokens, then <eos>, join the pool
+            finishing = (is_eos & alive & ~done[:, None])[:, :K]  # (B, K)
             new_tokens = ids[ex * K + top_beam[:, :K], 1:]  # (B, K, T_max) the extended beams' tokens
             new_tokens[:, :, t] = eos_id if eos_id is not None else c.pad_id
             new_logp = np.where(finishing, top_scores[:, :K], -np.inf)  # (B, K)

@@ -56,7 +56,8 @@ from .training import (History, TrainConfig, default_model_config, forward_loss,
 __all__ = [
     "lesson8_task", "lesson8_model_config", "lesson8_train_config", "lesson8_batch", "to_float64",
     "sequential_logits", "ParallelCheck", "parallel_vs_sequential",
-    "VARIANTS", "without_causal_mask", "labels_as_inputs", "LabelsAsInputs", "Run", "train_variant",
+    "VARIANTS", "without_causal_mask", "labels_as_inputs", "LabelsAsInputs", "Run", "free_running_samples",
+    "train_variant",
     "leakage_runs",
     "logit_gradient_check", "PaddingCheck", "padding_invariance",
     "Stage", "GradientJourney", "gradient_journey", "cross_attention_off", "encoder_parameter_names",
@@ -279,8 +280,11 @@ class Run(NamedTuple):
     samples: list  # [(source, target, free-running output)] for three evaluation examples
 
 
-def _samples(model, task, n: int = 3, seed: int = 7) -> list:
-    pairs = task.dataset(n, seed=seed)
+def free_running_samples(model: EncoderDecoder, task: Task, n: int = 3, seed: int = 7) -> list:
+    """``[(source, target, output)]`` for ``n`` fixed examples of ``task``: the model's greedy,
+    free-running output as text (eval mode)."""
+    _check_model(model)
+    pairs = task.dataset(check_positive_int("n", n), seed=seed)
     batch = task.batch(pairs)
     tok = task.tokenizer
     with _eval_mode(model):
@@ -308,7 +312,7 @@ def train_variant(variant: str, task: Task | None = None, model_config: ModelCon
     fed = LabelsAsInputs(task) if variant == "labels_as_inputs" else task
     with leak:
         history = train(model, fed, train_config, optimizer=optimizer, callback=callback)
-        samples = _samples(model, task)
+        samples = free_running_samples(model, task)
     return Run(variant, model, optimizer, history, samples)
 
 

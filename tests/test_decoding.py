@@ -343,6 +343,21 @@ def test_early_stopping_modes(rng):
     assert len(never.trace) >= len(heuristic.trace) >= len(early.trace)
 
 
+def test_never_keeps_searching_where_the_heuristic_stops():
+    # With a positive length penalty a longer hypothesis can still overtake the finished
+    # ones; early_stopping=False estimates the best reachable score at the current length
+    # and may stop too soon, "never" bounds it at max_new_tokens and keeps going.
+    model = make_model(seed=35)
+    src = padded_sources(np.random.default_rng(1234))
+    kw = dict(num_beams=2, max_new_tokens=10, length_penalty=1.0)
+    heuristic = beam_search(model, src, early_stopping=False, **kw)
+    never = beam_search(model, src, early_stopping="never", **kw)
+    assert heuristic.lengths[0] == 1 and never.lengths[0] == 10  # <eos> at once vs ten tokens
+    assert never.scores[0] > heuristic.scores[0] + 0.1
+    assert never.scores[0] == pytest.approx(sequence_log_prob(model, src[0], list(never.hypotheses(0)[0].tokens))
+                                            / 10, abs=1e-10)
+
+
 def test_length_normalized_score_formulas():
     assert length_normalized_score(-6.0, 3, 1.0) == pytest.approx(-2.0)
     assert length_normalized_score(-6.0, 4, 2.0) == pytest.approx(-6.0 / 16)
@@ -383,6 +398,37 @@ def test_beam_trace_records_candidates_scores_and_beams(rng):
             assert h in s.finished
     text = dec.format_trace(out.trace, CharTokenizer("abcde"))
     assert "step 0  example 0" in text and "finished" in text
+
+
+@pytest.mark.parametrize("decoder", ["greedy", "sample"])
+def test_greedy_and_sampling_traces_follow_the_chosen_tokens(decoder, rng):
+    model = make_model(seed=5)
+    src = padded_sources(rng)
+    if decoder == "greedy":
+        out = greedy_search(model, src, max_new_tokens=8, trace=True)
+    else:
+        out = sample(model, src, rng=3, temperature=1.5, top_k=5, top_p=0.9, num_return_sequences=2,
+                     max_new_tokens=8, trace=True)
+    R = out.num_return
+    for b in range(3):
+        steps = [s for s in out.trace if s.example == b]
+        for r in range(R):
+            n = b * R + r
+            length = int(out.lengths[n])
+            tokens = out.sequences[n, :length].tolist()
+            mine = [(s, [c for c in s.candidates if c.beam == r and c.status != "dropped"]) for s in steps
+                    if r in s.beam_rows]
+            assert len(mine) == length  # the row appears at every step until it ends
+            running = 0.0
+            for t, (s, (chosen,)) in enumerate(mine):
+                assert s.step == t and s.beams[s.beam_rows.index(r)] == tuple(tokens[:t])
+                assert s.beam_scores[s.beam_rows.index(r)] == pytest.approx(running)
+                assert chosen.token == tokens[t]
+                assert chosen.status == ("finished" if tokens[t] == dec.EOS_ID else "kept")
+                running = chosen.score  # the model's log-probs summed, whatever the sampler did
+            assert running == pytest.approx(out.log_probs[n])
+            if decoder == "greedy":
+                assert all(chosen.log_prob >= c.log_prob for s, (chosen,) in mine for c in s.candidates)
 
 
 # =====================================================================================

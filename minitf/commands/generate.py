@@ -17,7 +17,8 @@ import sys
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the command's arguments.  Imports nothing heavy."""
-    parser.add_argument("--checkpoint", required=True, metavar="FILE", help="a checkpoint saved by `minitf train --save`")
+    parser.add_argument("--checkpoint", required=True, metavar="FILE",
+                        help="a checkpoint saved by `minitf train --save`")
     parser.add_argument("--input", required=True, action="append", metavar="TEXT",
                         help="source text; repeat for several inputs (decoded as one batch)")
     mode = parser.add_mutually_exclusive_group()

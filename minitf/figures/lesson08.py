@@ -159,11 +159,11 @@ def gradient_journey(seed: int = 0):
     L_dec, L_enc = len(run.model.decoder_layers), len(run.model.encoder_layers)
     enc, dec, cross, loss = KEY["encoder"], KEY["decoder"], KEY["cross_attention"], KEY["loss"]
 
-    fig = new_figure(11.6, 6.4)
-    ax = fig.add_axes((0.0, 0.0, 0.62, 0.92))
+    fig = new_figure(11.6, 5.9)
+    ax = fig.add_axes((0.0, 0.0, 0.62, 0.90))
     ax.set_axis_off()
     ax.set_xlim(0, 10)
-    ax.set_ylim(0, 10)
+    ax.set_ylim(1.05, 9.6)
     fig.text(0.01, 0.975, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source embedding",
              fontsize=11, fontweight="bold", va="top")
     fig.text(0.01, 0.93, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} steps, "
@@ -173,8 +173,8 @@ def gradient_journey(seed: int = 0):
         return f"{x:#.2g}"
 
     # decoder column (right), top to bottom in the order backward visits it
-    xd, wd = 7.45, 3.9
-    xc, wc = xd - wd / 2 + 0.9, 1.8  # each block's cross-attention, drawn at its left
+    xd, wd = 7.75, 4.3
+    xc, wc = xd - wd / 2 + 1.1, 2.2  # each block's cross-attention, drawn at its left
     xb, wb = xd + wd / 2 - 1.0, 2.0  # the rest of the block
     y_loss, y_head = 9.05, 7.65
     block_y = np.linspace(6.05, 6.05 - 1.65 * (L_dec - 1), L_dec)  # last block (top) first
@@ -183,11 +183,11 @@ def gradient_journey(seed: int = 0):
     _box(ax, xd, y_head, wd, 0.95, dec, "output head W_U", f"\u2016\u2202L/\u2202W_U\u2016 = {fmt(norms['head'])}")
     _grad_arrow(ax, (xd, y_loss - 0.48), (xd, y_head + 0.48))
     _grad_arrow(ax, (xb, y_head - 0.48), (xb, block_y[0] + 0.6))
-    ax.text(xb + 0.12, (y_head + block_y[0]) / 2 + 0.05, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
-            ha="left", va="center", fontsize=8.5)
+    ax.text(xb - 0.15, (y_head + block_y[0]) / 2 + 0.02, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
+            ha="right", va="center", fontsize=8.5)
 
     # encoder column (left)
-    xe, we = 1.6, 2.9
+    xe, we = 1.5, 2.8
     y_henc = 7.65
     enc_y = np.linspace(6.05, 6.05 - 1.65 * (L_enc - 1), L_enc)  # last block (top) first
     y_emb = enc_y[-1] - 1.65
@@ -206,7 +206,7 @@ def gradient_journey(seed: int = 0):
     # the shares meet in a sum, which is all H_enc receives
     from matplotlib.patches import Circle
 
-    sx, sy, r = 3.95, y_henc, 0.32
+    sx, sy, r = 3.85, y_henc, 0.32
     ax.add_patch(Circle((sx, sy), r, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"], linewidth=1.0))
     ax.text(sx, sy, "+", ha="center", va="center", fontsize=14)
     _grad_arrow(ax, (sx - r, sy), (xe + we / 2, sy))
@@ -232,7 +232,7 @@ def gradient_journey(seed: int = 0):
             "measured where they arrive.", ha="left", va="top", fontsize=8, style="italic")
 
     # ---- right: the shares, and their sum ---------------------------------------------------
-    bx = fig.add_axes((0.70, 0.34, 0.27, 0.46))
+    bx = fig.add_axes((0.735, 0.39, 0.24, 0.43))
     order = list(reversed(range(L_dec)))  # as the backward visits them: last block first
     names = [f"block {l + 1}" for l in order] + ["sum"]
     fractions = [float(journey.share_fractions[l]) for l in order] + [float(np.sum(journey.share_fractions))]
@@ -242,7 +242,7 @@ def gradient_journey(seed: int = 0):
         meaning = enc if name == "sum" else cross
         bx.barh(y, f, height=0.62, linewidth=1.2, **meaning.fill())
         bx.text(max(f, 0) + 0.03, y, f"{100 * f:.0f}%   (norm {n:#.2g})", va="center", ha="left", fontsize=8.5)
-    bx.set_yticks(ys, [f"decoder {n}" if n != "sum" else "\u2202L/\u2202H_enc" for n in names], fontsize=9)
+    bx.set_yticks(ys, [n if n != "sum" else "sum =\n\u2202L/\u2202H_enc" for n in names], fontsize=9)
     bx.axvline(0, color=NEUTRAL["ink"], linewidth=0.8)
     lo = min(0.0, min(fractions))
     bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.75)
@@ -250,10 +250,10 @@ def gradient_journey(seed: int = 0):
     bx.spines["left"].set_visible(False)
     bx.tick_params(axis="y", length=0)
     bx.set_xlabel("projection onto \u2202L/\u2202H_enc:  \u27e8share, total\u27e9 / \u2016total\u2016\u00b2", fontsize=8.5)
-    fig.text(0.66, 0.86, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=11, fontweight="bold",
+    fig.text(0.655, 0.86, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=11, fontweight="bold",
              va="bottom")
     closed_norm = float(np.linalg.norm(closed.dH_enc))
-    fig.text(0.66, 0.20, f"shares summed vs \u2202L/\u2202H_enc: max |difference| = {journey.sum_max_abs_diff:.1g}\n"
+    fig.text(0.66, 0.255, f"shares summed vs \u2202L/\u2202H_enc: max |difference| = {journey.sum_max_abs_diff:.1g}\n"
              f"every cross-attention's W_o, b_o set to 0: \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}\n"
              "(no cross-attention, no gradient for the encoder)", fontsize=8.5, va="top", linespacing=1.5)
 
@@ -265,6 +265,100 @@ def gradient_journey(seed: int = 0):
 
 
 # ---- Figure 3 (section 5): teacher forcing, and the gap it leaves behind --------------------
-# Needs a trained model: teacher-forced vs free-running accuracy over training, and the
-# error-compounding curve.  To be registered here as "l08_exposure_gap" (lesson=8), drawn with
-# KEY["teacher_forced"], KEY["free_running"], KEY["ground_truth"], KEY["predicted"].
+@register("l08_exposure_gap", lesson=8, title="Teacher forcing, and the gap it leaves behind")
+def exposure_gap(seed: int = 0):
+    """What teacher-forced numbers hide, measured on the lesson's model as it trains.
+
+    Top left: per-token accuracy with the true prefix fed (teacher-forced) and with the
+    model's own prefix fed (free-running, greedy), over training.  Top right: halfway
+    through training, the share of free-running outputs that are wrong, by target length
+    T, next to 1 - (1 - eps)^T from the teacher-forced per-token error eps.  Bottom: one
+    example at that point, token by token, both ways.
+    """
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from ..diagnostics import lesson8_run
+    from .draw import new_figure, token_cell
+
+    run = lesson8_run(seed)
+    evals = run.history.evals
+    steps = np.array([e["step"] for e in evals])
+    tf_acc = np.array([e["teacher_forced_token_accuracy"] for e in evals])
+    fr_acc = np.array([e["free_running_token_accuracy"] for e in evals])
+    comp, mid = run.midpoint, run.midpoint_step
+    tf, fr, gt, pr = KEY["teacher_forced"], KEY["free_running"], KEY["ground_truth"], KEY["predicted"]
+    ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
+
+    fig = new_figure(11.6, 7.4)
+
+    # ---- top left: accuracy over training, both ways ------------------------------------------
+    a1 = fig.add_axes((0.065, 0.50, 0.385, 0.39))
+    a1.fill_between(steps, fr_acc, tf_acc, where=tf_acc >= fr_acc, facecolor=rule, edgecolor="none",
+                    label="the gap (exposure bias)")
+    a1.plot(steps, tf_acc, label="teacher-forced: true prefix y$_{<t}$ fed", markersize=4.5, **tf.line())
+    a1.plot(steps, fr_acc, label="free-running: own prefix \u0177$_{<t}$ fed", markersize=4.5, **fr.line())
+    a1.axvline(mid, color=ink, linestyle=":", linewidth=1.0)
+    a1.text(mid + 6, 0.03, f"step {mid}: right panel\nand the example below", fontsize=8, va="bottom", ha="left")
+    a1.set_xlim(0, steps[-1] + 5)
+    a1.set_ylim(0, 1.02)
+    a1.set_xlabel("training step")
+    a1.set_ylabel("token accuracy")
+    a1.grid(True, axis="y")
+    a1.legend(loc="center right", bbox_to_anchor=(1.0, 0.42), fontsize=8.5, handlelength=2.6)
+    a1.set_title(f"One model, evaluated both ways ({run.train_config.eval_size} fixed examples)", fontsize=10.5)
+
+    # ---- top right: errors compound with length ----------------------------------------------
+    a2 = fig.add_axes((0.575, 0.50, 0.385, 0.39))
+    T = comp.lengths
+    a2.plot(T, comp.free_running_error, label="measured: free-running output not exactly right",
+            markersize=5.5, **fr.line())
+    grid_T = np.linspace(T.min(), T.max(), 200)
+    a2.plot(grid_T, 1 - (1 - comp.epsilon) ** grid_T, linewidth=2.0,
+            label=f"1 \u2212 (1 \u2212 \u03b5)$^T$,  \u03b5 = {100 * comp.epsilon:.1f}% teacher-forced token error",
+            **tf.line(marker=None))
+    a2.plot(T, comp.predicted_by_length, linestyle="none", markersize=6, markerfacecolor=NEUTRAL["paper"],
+            label="1 \u2212 (1 \u2212 \u03b5$_T$)$^T$, \u03b5$_T$ measured at each length",
+            **{k: v for k, v in tf.line().items() if k not in ("linestyle", "markerfacecolor")})
+    a2.set_xlim(T.min() - 0.5, T.max() + 0.5)
+    a2.set_ylim(0, 1.02)
+    a2.set_xticks(T)
+    a2.set_xlabel("target length T (tokens, <eos> included)")
+    a2.set_ylabel("share of outputs with an error")
+    a2.grid(True, axis="y")
+    a2.legend(loc="upper left", fontsize=8.3, handlelength=2.6)
+    a2.set_title(f"Errors compound with length (step {mid}, {int(comp.counts.sum())} examples)", fontsize=10.5)
+    fig.text(0.01, 0.985, "Teacher forcing, and the gap it leaves behind", fontsize=12, fontweight="bold", va="top")
+
+    # ---- bottom: one example, token by token -----------------------------------------------------
+    ex = run.midpoint_example
+    n = len(ex["target"])
+    a3 = fig.add_axes((0.0, 0.0, 1.0, 0.37))
+    a3.set_axis_off()
+    a3.set_xlim(-5.6, max(n, 13) + 0.6)
+    a3.set_ylim(-0.75, 3.85)
+    a3.text(-5.45, 3.6, f"One example at step {mid}:  source \u201c{ex['source']}\u201d, reversed", fontsize=10.5,
+            fontweight="bold", va="center")
+    rows = [("target y", "what every position must output", ex["target"], None, gt, 2.65),
+            ("teacher-forced", "argmax at t, given the true y$_{<t}$", ex["teacher_forced"],
+             ex["teacher_forced_right"], pr, 1.5),
+            ("free-running", "argmax at t, given its own \u0177$_{<t}$", ex["free_running"],
+             ex["free_running_right"], pr, 0.35)]
+    for title, sub, toks, right, meaning, y in rows:
+        a3.text(-0.7, y + 0.13, title, ha="right", va="center", fontsize=9.5, fontweight="bold")
+        a3.text(-0.7, y - 0.2, sub, ha="right", va="center", fontsize=8, style="italic")
+        for t, tok in enumerate(toks):
+            box = token_cell(a3, t, y, tok if tok else "\u2013", meaning, fontsize=9.5)
+            if right is not None and not right[t]:
+                box.set_edgecolor(ink)
+                box.set_linewidth(2.0)
+                a3.text(t + 0.4, y + 0.42, "\u2717", ha="center", va="center", fontsize=8.5, fontweight="bold")
+        if right is not None:
+            a3.text(n - 0.35, y, f"{n - sum(right)} wrong", ha="left", va="center", fontsize=9)
+    a3.text(-5.45, -0.45, "Teacher-forced, every slip is repaired: the next position is fed the true token.  "
+            "Free-running, every slip is fed back in, and the steps after it build on it.", fontsize=8.5,
+            style="italic", va="center")
+    a3.legend(handles=[Patch(label=gt.label, **gt.fill()), Patch(label=pr.label, **pr.fill()),
+                       Patch(label="wrong token (\u2717)", facecolor=NEUTRAL["paper"], edgecolor=ink, linewidth=2.0)],
+              loc="upper right", bbox_to_anchor=(0.995, 1.0), ncol=3, fontsize=8.5, handlelength=1.6)
+    return fig

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -119,9 +120,7 @@ class GradeResult:
         if failures:
             rows.append("")
             for t in failures:
-                message = t.message.strip()
-                if message.startswith(f"Task {t.label}: "):  # the stubs' messages name their task already
-                    message = message[len(f"Task {t.label}: "):]
+                message = re.sub(rf"^Task {re.escape(t.label)}:? ", "", t.message.strip())  # said once, below
                 rows.append(f"Task {t.label}: {shorten(message, width * 4)}")
         return "\n".join(rows)
 
@@ -159,14 +158,15 @@ def _run(cmd: list, cwd: Path, timeout: float, log: Path, env: dict) -> tuple[in
                                 env=env, start_new_session=True)
         try:
             code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+        except BaseException as e:  # the time limit (or an interrupt): stop the run and anything it started
             code = None
-        finally:
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # the run and anything it started
+                os.killpg(proc.pid, signal.SIGKILL)  # its own process group (start_new_session), not yet reaped
             except (ProcessLookupError, PermissionError):
                 pass
             proc.wait()
+            if not isinstance(e, subprocess.TimeoutExpired):
+                raise
     return code, time.perf_counter() - t0
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import minitf.models.encoder_decoder as encoder_decoder_module
-from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention_backward
+from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention_backward, split_heads
 from minitf.data import IGNORE_INDEX, Batch, make_batch
 from minitf.data import shift_right as minitf_shift_right
 from minitf.gradcheck import numerical_gradient
@@ -31,7 +31,7 @@ from minitf.loss import cross_entropy as minitf_cross_entropy
 from minitf.masks import causal_mask as minitf_causal_mask
 from minitf.masks import key_padding_mask
 from minitf.models import EncoderDecoder
-from minitf.optim import SGD
+from minitf.optim import SGD, Adam
 from minitf.tasks import get_task
 from minitf.training import default_model_config, evaluate, train_step
 from minitf.training import greedy_decode as minitf_greedy_decode
@@ -313,8 +313,14 @@ def call_loss(fn, logits, labels):
              + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
     if not np.array_equal(logits, given_logits) or not np.array_equal(labels, given_labels):
         fail("masked_cross_entropy changed its inputs in place; work on new arrays")
+    if np.ndim(out[0]) == 0 and np.isreal(out[0]) and not np.isfinite(out[0]):
+        fail(f"the loss is {float(out[0])} for logits up to {np.abs(logits).max():.3g}: exp overflowed? Compute the "
+             f"log-softmax stably, subtracting each row's maximum before exp")
     loss = as_float("loss", out[0])
     dlogits = as_array("dlogits", out[1], shape=logits.shape, kind="f")
+    if not np.isfinite(dlogits).all():
+        fail(f"dlogits holds non-finite values for logits up to {np.abs(logits).max():.3g}: exp overflowed? "
+             f"Subtract each row's maximum before exp")
     return loss, dlogits
 
 
@@ -508,8 +514,6 @@ def call_cross_backward(fn, attn, dy, cache):
 def cross_attention_parts(attn, dy, cache):
     """minitf's answer, and the pieces a wrong answer is often made of."""
     p, H = attn.params, attn.n_heads
-    from minitf.attention import split_heads
-
     dheads = split_heads(dy @ p["W_o"].T, H)  # (B, H, T, Dh)
     dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn)
     return {
@@ -651,8 +655,6 @@ def reverse_model():
     """A tiny model trained part-way on 'reverse': good teacher-forced, worse free-running."""
     task = tiny_task("reverse")
     model = tiny_model(task, seed=0)
-    from minitf.optim import Adam
-
     opt = Adam(model.parameters(), lr=1e-2)
     batches = task.batches(32, np.random.default_rng(0))
     for _ in range(150):

@@ -244,7 +244,7 @@ def _where_in_file(exc: BaseException, path: Path) -> str:
 
 def describe_exception(exc: BaseException, path: Path | None) -> str:
     """``TypeError: ... (line 12, in shift_right: ...)`` -- the exception and where in the file."""
-    text = str(exc).strip()
+    text = (exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)).strip()
     head = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return head + (_where_in_file(exc, path) if path is not None else "")
 
