@@ -721,7 +721,7 @@ def learned_config_state(run: Lesson8Run, batch: Batch | None = None) -> list:
         n_arrays, n_scalars = groups.get(owner, (0, 0))
         groups[owner] = (n_arrays + 1, n_scalars + p.size)
     for owner, (n_arrays, n_scalars) in groups.items():
-        rows.append(Row("LEARNED", owner, f"{n_arrays} arrays, {n_scalars:,} weights"))
+        rows.append(Row("LEARNED", owner, f"{n_arrays} array{'s' * (n_arrays != 1)}, {n_scalars:,} weights"))
     rows.append(Row("LEARNED", "total", f"{model.num_parameters():,} weights, all updated by every step"))
     # CONFIG
     shifted = shift_right(batch.labels, tok.bos_id, mc.pad_id)

@@ -8,23 +8,24 @@ import json
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decode", action="store_true", help="time decoding (cached vs uncached) instead of training")
-    p.add_argument("--repeats", type=int, default=20, help="timed repetitions (the median is reported)")
+    p.add_argument("--repeats", type=int, default=None,
+                   help="timed repetitions, the median is reported (default: 20 for training, 5 for --decode)")
     p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
 
 
 def run(args) -> int:
-    if args.repeats < 1:
+    if args.repeats is not None and args.repeats < 1:
         raise SystemExit(f"minitf bench: --repeats: expected a positive integer, got {args.repeats}")
     if args.decode:
         from ..bench_decode import format_decode_report, run_decode_bench
 
-        r = run_decode_bench(repeats=args.repeats)
+        r = run_decode_bench(repeats=args.repeats or 5)
         print(json.dumps(r) if args.json else format_decode_report(r))
         return 0
     from ..bench import format_train_report, run_train_bench
 
-    r = run_train_bench(repeats=args.repeats, with_torch=not args.no_torch)
+    r = run_train_bench(repeats=args.repeats or 20, with_torch=not args.no_torch)
     if args.json:
         print(json.dumps({"numpy_tokens_per_s": r["numpy_tokens_per_s"], "torch_tokens_per_s": r["torch_tokens_per_s"],
                           "ratio": r["ratio"]}))

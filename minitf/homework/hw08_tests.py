@@ -23,12 +23,11 @@ import pytest
 
 import minitf.models.encoder_decoder as encoder_decoder_module
 from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention_backward, split_heads
-from minitf.data import IGNORE_INDEX, Batch, make_batch
+from minitf.data import IGNORE_INDEX, Batch
 from minitf.data import shift_right as minitf_shift_right
 from minitf.gradcheck import numerical_gradient
 from minitf.homework.asserts import as_array, as_float, close, expect_close, expect_equal_ids, fail
 from minitf.loss import cross_entropy as minitf_cross_entropy
-from minitf.masks import causal_mask as minitf_causal_mask
 from minitf.masks import key_padding_mask
 from minitf.models import EncoderDecoder
 from minitf.optim import SGD, Adam
@@ -642,7 +641,8 @@ def test_encoder_output_gradient_sums_every_block(submission, three_block_model)
                      f"cross-attention reads H_enc, so the encoder's gradient is the SUM of all {len(shares)} "
                      f"blocks' shares")
         if close(dH_enc, expected / len(shares), **tol):
-            fail(f"dH_enc is the mean of the {len(shares)} blocks' shares; the chain rule adds them: sum, don't average")
+            fail(f"dH_enc is the mean of the {len(shares)} blocks' shares; the chain rule adds them: "
+                 f"sum, don't average")
     expect_close("dH_enc", dH_enc, expected, **tol,
                  hint="the sum over decoder blocks of each cross-attention's dH_enc (EncoderDecoder.backward's total)")
 
