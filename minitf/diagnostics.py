@@ -62,7 +62,7 @@ __all__ = [
     "logit_gradient_check", "PaddingCheck", "padding_invariance",
     "Stage", "GradientJourney", "gradient_journey", "cross_attention_off", "encoder_parameter_names",
     "activation_memory",
-    "Compounding", "error_compounding", "exposure_example", "Lesson8Run", "lesson8_run",
+    "predict_both_ways", "Compounding", "error_compounding", "exposure_example", "Lesson8Run", "lesson8_run",
     "Row", "learned_config_state", "format_rows",
 ]
 
@@ -135,8 +135,8 @@ def _eval_mode(model):
 
 
 def _norm(arrays) -> float:
-    """Frobenius norm of several arrays taken together, as one vector."""
-    return float(math.sqrt(sum(float(np.vdot(a, a)) for a in arrays)))
+    """Frobenius norm of several arrays taken together, as one vector (summed in float64)."""
+    return float(math.sqrt(sum(float(np.vdot(a, a)) for a in (np.asarray(x, dtype=np.float64) for x in arrays))))
 
 
 def _module_grad_norm(module) -> float:
@@ -474,8 +474,9 @@ def gradient_journey(model: EncoderDecoder, batch: Batch) -> GradientJourney:
     total = np.zeros_like(out.dH_enc)  # (B, S, D) summed last block first, as the backward does
     for l in reversed(range(len(shares))):
         total += shares[l]
-    gg = float(np.vdot(out.dH_enc, out.dH_enc))
-    fractions = np.array([float(np.vdot(s, out.dH_enc)) / gg if gg else 0.0 for s in shares])
+    g64 = out.dH_enc.astype(np.float64)  # projections in float64: they must add up to 1
+    gg = float(np.vdot(g64, g64))
+    fractions = np.array([float(np.vdot(s.astype(np.float64), g64)) / gg if gg else 0.0 for s in shares])
     return GradientJourney(loss, stages, out.dH_enc, shares, np.array([_norm([s]) for s in shares]), fractions,
                            float(np.max(np.abs(total - out.dH_enc))))
 
@@ -562,26 +563,33 @@ class Compounding(NamedTuple):
     free_running_exact_match: float
 
 
-def _both_ways(model, batch: Batch, start_id: int, eos_id: int):
-    """Teacher-forced argmax (B, T) and greedy free-running output (B, T + 2), in eval mode."""
+def predict_both_ways(model: EncoderDecoder, batch: Batch, start_id: int = 1, eos_id: int = 2):
+    """The model's predictions for ``batch`` both ways, in eval mode.
+
+    Returns ``(teacher_forced, free_running)``: the argmax at every position given the true
+    prefix (B, T), and the greedy output fed its own prefix (B, <= T + 2), ``eos_id`` after
+    it has finished.
+    """
+    _check_model(model)
+    _check_batch(batch)
     with _eval_mode(model):
         logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
         pred = greedy_decode(model, batch.input_ids, batch.labels.shape[1] + 2, start_id, eos_id)
     return logits.argmax(axis=-1), pred
 
 
-def error_compounding(model: EncoderDecoder, batch: Batch, start_id: int = 1, eos_id: int = 2) -> Compounding:
+def error_compounding(model: EncoderDecoder, batch: Batch, start_id: int = 1, eos_id: int = 2, *,
+                      predictions=None) -> Compounding:
     """How often a whole output is wrong, by target length, against 1 - (1 - eps)^T.
 
     eps is the per-token error of the teacher-forced argmax (pooled over ``batch``); if
     every token went wrong independently with probability eps, a T-token output would be
     wrong with probability 1 - (1 - eps)^T.  The measured side is the free-running
     (greedy) output's exact match, grouped by T.  ``predicted_by_length`` uses the eps
-    measured among the examples of each length instead.
+    measured among the examples of each length instead.  ``predictions``: the output of
+    :func:`predict_both_ways` for this model and batch, if already computed.
     """
-    _check_model(model)
-    _check_batch(batch)
-    tf_pred, fr_pred = _both_ways(model, batch, start_id, eos_id)
+    tf_pred, fr_pred = predict_both_ways(model, batch, start_id, eos_id) if predictions is None else predictions
     labels = batch.labels
     real = labels != IGNORE_INDEX  # (B, T)
     tf_right = (tf_pred == labels) & real  # (B, T)
@@ -603,7 +611,8 @@ def error_compounding(model: EncoderDecoder, batch: Batch, start_id: int = 1, eo
                        1.0 - epsilon, overall["token_accuracy"], overall["exact_match"])
 
 
-def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, start_id: int = 1, eos_id: int = 2) -> dict:
+def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, start_id: int = 1, eos_id: int = 2, *,
+                     predictions=None) -> dict:
     """The example of ``batch`` where feeding the model its own output hurts most.
 
     For each example, counts the wrong tokens of the teacher-forced argmax and of the
@@ -611,11 +620,9 @@ def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, start_id: i
     difference (ties: the shorter target, then the first).  Returns ``index``, ``source``
     (text), and token lists ``target``, ``teacher_forced``, ``free_running`` (cut or padded
     with "" to the target length) with boolean lists ``teacher_forced_right`` and
-    ``free_running_right``.
+    ``free_running_right``.  ``predictions``: as for :func:`error_compounding`.
     """
-    _check_model(model)
-    _check_batch(batch)
-    tf_pred, fr_pred = _both_ways(model, batch, start_id, eos_id)
+    tf_pred, fr_pred = predict_both_ways(model, batch, start_id, eos_id) if predictions is None else predictions
     labels = batch.labels
     B, T = labels.shape
     real = labels != IGNORE_INDEX  # (B, T)
@@ -673,9 +680,10 @@ def lesson8_run(seed: int = 0) -> Lesson8Run:
 
     def callback(step, history):  # called after each evaluation; measure once, at the first one past half-way
         if step >= half and not at_half:
+            both = predict_both_ways(model, eval_batch, tok.bos_id, tok.eos_id)
             at_half["step"] = step
-            at_half["compounding"] = error_compounding(model, eval_batch, tok.bos_id, tok.eos_id)
-            at_half["example"] = exposure_example(model, eval_batch, tok, tok.bos_id, tok.eos_id)
+            at_half["compounding"] = error_compounding(model, eval_batch, tok.bos_id, tok.eos_id, predictions=both)
+            at_half["example"] = exposure_example(model, eval_batch, tok, tok.bos_id, tok.eos_id, predictions=both)
 
     history = train(model, task, train_config, optimizer=optimizer, callback=callback)
     final = error_compounding(model, eval_batch, tok.bos_id, tok.eos_id)

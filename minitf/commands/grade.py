@@ -43,7 +43,7 @@ def run(args) -> int:
         result = grade(hw.name, None if args.reference else args.submission, tasks=args.tasks,
                        task_timeout=args.timeout or TASK_TIMEOUT, test_timeout=args.test_timeout or TEST_TIMEOUT,
                        jobs=args.jobs)
-    except (ValueError, FileNotFoundError) as e:
+    except (ValueError, FileNotFoundError, RuntimeError) as e:
         raise SystemExit(f"minitf grade: {e}")
     if args.json:
         print(json.dumps(result.to_gradescope(), indent=2))

@@ -23,6 +23,7 @@ in the subprocesses becomes a message in the result.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -290,6 +291,9 @@ def grade(homework="hw08", submission=None, *, tasks=None, task_timeout: float =
     GradeResult
     """
     hw = get_homework(homework)
+    if importlib.util.find_spec("pytest") is None:
+        raise RuntimeError("grading runs the homework's tests with pytest, which is not installed: "
+                           "pip install pytest (or pip install 'minitf[test]')")
     chosen = hw.tasks if tasks is None else tuple(hw.task(int(k)) for k in tasks)
     for name, value in (("task_timeout", task_timeout), ("test_timeout", test_timeout),
                         ("probe_timeout", probe_timeout)):

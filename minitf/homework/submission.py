@@ -123,7 +123,8 @@ def scan_source(source: str, homework: Homework, filename: str = "<submission>")
                     if chain and chain[0] in origin:
                         full = ".".join(origin[chain[0]].split(".") + chain[1:])
                         bits = full.split(".")
-                        if full == path or (len(bits) >= 2 and bits[-2] == owner):
+                        # the object itself, a re-export (minitf.shift_right), or another owner of that name
+                        if full == path or full == f"minitf.{name}" or (len(bits) >= 2 and bits[-2] == owner):
                             add([task.number], f"line {node.lineno} uses {full}")
                 elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in origin:
                     if origin[node.id] == path:
