@@ -107,6 +107,7 @@ def lesson8_batch(seed: int = 0, size: int = 32) -> Batch:
 
 def to_float64(model: EncoderDecoder) -> EncoderDecoder:
     """A float64 copy of ``model`` with the same weights (for finite differences)."""
+    _check_model(model)
     twin = EncoderDecoder(model.config.replace(dtype="float64"))
     source = model.parameters()
     for name, p in twin.parameters().items():
@@ -589,6 +590,7 @@ def error_compounding(model: EncoderDecoder, batch: Batch, start_id: int = 1, eo
     measured among the examples of each length instead.  ``predictions``: the output of
     :func:`predict_both_ways` for this model and batch, if already computed.
     """
+    _check_batch(batch)
     tf_pred, fr_pred = predict_both_ways(model, batch, start_id, eos_id) if predictions is None else predictions
     labels = batch.labels
     real = labels != IGNORE_INDEX  # (B, T)
@@ -622,6 +624,7 @@ def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, start_id: i
     with "" to the target length) with boolean lists ``teacher_forced_right`` and
     ``free_running_right``.  ``predictions``: as for :func:`error_compounding`.
     """
+    _check_batch(batch)
     tf_pred, fr_pred = predict_both_ways(model, batch, start_id, eos_id) if predictions is None else predictions
     labels = batch.labels
     B, T = labels.shape
@@ -769,7 +772,8 @@ def learned_config_state(run: Lesson8Run, batch: Batch | None = None) -> list:
     buffers = sorted({k.split("/")[0] for k in state if "/" in k})
     for b in buffers:
         arrays = [v for k, v in state.items() if k.startswith(b + "/")]
-        rows.append(Row("STATE", f"optimizer moment {b}", f"{len(arrays)} arrays, {_mb(sum(a.nbytes for a in arrays))}"))
+        nbytes = sum(a.nbytes for a in arrays)
+        rows.append(Row("STATE", f"optimizer moment {b}", f"{len(arrays)} arrays, {_mb(nbytes)}"))
     rows.append(Row("STATE", "optimizer step", f"{int(state['step'])} updates so far"))
     return rows
 

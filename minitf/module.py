@@ -68,31 +68,26 @@ class Module:
         for name, child in self.children():
             yield from child.named_modules(f"{prefix}.{name}" if prefix else name)
 
+    def _owned(self) -> Iterator[tuple[str, "Module", str]]:
+        """``(flat name, owning module, key)`` for every distinct parameter array."""
+        seen: set[int] = set()
+        for mname, module in self.named_modules():
+            for pname, p in module.params.items():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield (f"{mname}.{pname}" if mname else pname), module, pname
+
     def parameters(self) -> dict[str, np.ndarray]:
         """Flat ``name -> array`` view of every parameter (the arrays themselves, not copies).
 
-        A parameter shared by two modules (tied weights) appears once, under the
-        name of the module that owns it.
+        A module reachable twice (one embedding for source and target) appears once,
+        under the first name it is reached by.
         """
-        out: dict[str, np.ndarray] = {}
-        seen: set[int] = set()
-        for mname, module in self.named_modules():
-            for pname, p in module.params.items():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    out[f"{mname}.{pname}" if mname else pname] = p
-        return out
+        return {name: module.params[key] for name, module, key in self._owned()}
 
     def gradients(self) -> dict[str, np.ndarray]:
         """Flat ``name -> gradient`` view with exactly the keys of :meth:`parameters`."""
-        out: dict[str, np.ndarray] = {}
-        seen: set[int] = set()
-        for mname, module in self.named_modules():
-            for pname, p in module.params.items():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    out[f"{mname}.{pname}" if mname else pname] = module.grads[pname]
-        return out
+        return {name: module.grads[key] for name, module, key in self._owned()}
 
     def zero_grad(self) -> None:
         """Set every gradient to zero, in place (the one place gradients are reset)."""

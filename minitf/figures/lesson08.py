@@ -1,8 +1,14 @@
 """Figures of Lesson 8, *Training: teacher forcing & the loss*.
 
-Figure 1 (section 2) is computed from minitf itself: the decoder inputs come from
-:func:`minitf.data.shift_right` and the mask from :func:`minitf.masks.causal_mask`, so
-the picture shows what the code does, not what someone typed.
+Every figure is computed from minitf itself, so the picture shows what the code does,
+not what someone typed:
+
+* Figure 1 (section 2), ``l08_shift``: the decoder inputs come from
+  :func:`minitf.data.shift_right` and the mask from :func:`minitf.masks.causal_mask`;
+* Figure 2 (section 4), ``l08_gradient_journey``, and Figure 3 (section 5),
+  ``l08_exposure_gap``: measured on the lesson's trained model
+  (:func:`minitf.diagnostics.lesson8_run`, trained once per seed and cached, a few
+  seconds the first time).
 """
 from __future__ import annotations
 
@@ -144,7 +150,7 @@ def gradient_journey(seed: int = 0):
     of dL/dH_enc, their sum, and what is left of it with cross-attention switched off.
     """
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    from matplotlib.patches import Circle, Patch
 
     from ..diagnostics import cross_attention_off, gradient_journey as measure, lesson8_batch, lesson8_run
     from .draw import new_figure
@@ -204,8 +210,6 @@ def gradient_journey(seed: int = 0):
         _grad_arrow(ax, (xe, a), (xe, b))
 
     # the shares meet in a sum, which is all H_enc receives
-    from matplotlib.patches import Circle
-
     sx, sy, r = 3.85, y_henc, 0.32
     ax.add_patch(Circle((sx, sy), r, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"], linewidth=1.0))
     ax.text(sx, sy, "+", ha="center", va="center", fontsize=14)
@@ -249,7 +253,8 @@ def gradient_journey(seed: int = 0):
     bx.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
     bx.spines["left"].set_visible(False)
     bx.tick_params(axis="y", length=0)
-    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:  \u27e8share, total\u27e9 / \u2016total\u2016\u00b2", fontsize=8.5)
+    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:  \u27e8share, total\u27e9 / \u2016total\u2016\u00b2",
+                  fontsize=8.5)
     fig.text(0.655, 0.86, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=11, fontweight="bold",
              va="bottom")
     closed_norm = float(np.linalg.norm(closed.dH_enc))
@@ -275,7 +280,6 @@ def exposure_gap(seed: int = 0):
     T, next to 1 - (1 - eps)^T from the teacher-forced per-token error eps.  Bottom: one
     example at that point, token by token, both ways.
     """
-    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     from ..diagnostics import lesson8_run

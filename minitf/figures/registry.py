@@ -25,6 +25,7 @@ from typing import Callable
 FIGURE_MODULES: tuple[str, ...] = (
     "minitf.figures.key",  # the key itself (course-wide)
     "minitf.figures.lesson08",  # Lesson 8: teacher forcing and the loss
+    "minitf.figures.lesson09",  # Lesson 9: inference
 )
 """Modules whose import registers figures, in the order their figures are listed."""
 
