@@ -138,3 +138,32 @@ def test_train_command_rejects_bad_steps(capsys):
 
     with pytest.raises(SystemExit, match="--steps: expected a positive integer, got 0"):
         main(["train", "--steps", "0", "--no-progress"])
+
+
+def test_a_trained_model_round_trips_through_a_checkpoint_bit_exactly(tmp_path):
+    from minitf.checkpoint import copy_params_into, load_checkpoint, save_checkpoint
+    from minitf.training import make_optimizer
+
+    task = get_task("copy", min_len=3, max_len=6)
+    cfg = default_model_config(task, **TINY)
+    model = EncoderDecoder(cfg)
+    tcfg = TrainConfig(steps=5, batch_size=8, eval_every=0, eval_size=8, progress=False, warmup=1)
+    opt = make_optimizer(model.parameters(), tcfg)
+    train(model, task, tcfg, optimizer=opt)
+    path = tmp_path / "model.npz"
+    save_checkpoint(path, config={"model": cfg.to_dict()}, params=model.parameters(),
+                    optimizer_state=opt.state_dict())
+    ck = load_checkpoint(path)
+    fresh = EncoderDecoder(ModelConfig.from_dict(ck.config["model"]))
+    copy_params_into(fresh.parameters(), ck.params)
+    for name, p in model.parameters().items():
+        q = fresh.parameters()[name]
+        assert p.dtype == q.dtype and np.array_equal(p, q), name
+    opt2 = make_optimizer(fresh.parameters(), tcfg)
+    opt2.load_state_dict(ck.optimizer_state)
+    for k, v in opt.state_dict().items():
+        assert np.array_equal(v, opt2.state_dict()[k]), k
+    b = task.batch(task.dataset(4, seed=5))
+    l1, _ = model.forward(b.input_ids, b.decoder_input_ids)
+    l2, _ = fresh.forward(b.input_ids, b.decoder_input_ids)
+    assert np.array_equal(l1, l2)

@@ -33,7 +33,8 @@ def run(args) -> int:
     from ..checkpoint import save_checkpoint
     from ..models import EncoderDecoder
     from ..tasks import get_task
-    from ..training import TrainConfig, TrainingDiverged, config_dict, default_model_config, evaluate, train
+    from ..training import (TrainConfig, TrainingDiverged, config_dict, default_model_config, evaluate,
+                            make_optimizer, train)
 
     for name in ("steps", "batch_size", "eval_every"):
         v = getattr(args, name)
@@ -49,6 +50,7 @@ def run(args) -> int:
         if getattr(args, name) is not None:
             setattr(tcfg, name, getattr(args, name))
     model = EncoderDecoder(mcfg)
+    optimizer = make_optimizer(model.parameters(), tcfg)
     print(f"task {task.name!r}: e.g. {task.sample(1, np.random.default_rng(args.seed))[0]}")
     print(f"model: encoder-decoder, {model.num_parameters():,} parameters, D={mcfg.d_model} H={mcfg.n_heads} "
           f"L={mcfg.n_encoder_layers}+{mcfg.n_decoder_layers} {'pre' if mcfg.norm_first else 'post'}-LN")
@@ -61,7 +63,7 @@ def run(args) -> int:
               f"  free-running exact {e['free_running_exact_match']:.3f}")
 
     try:
-        hist = train(model, task, tcfg, callback=report)
+        hist = train(model, task, tcfg, optimizer=optimizer, callback=report)
     except TrainingDiverged as e:
         print(f"minitf train: {e}")
         return 1
@@ -99,7 +101,7 @@ def run(args) -> int:
         print(f"\nmetrics written to {args.metrics_out}")
     if args.save:
         save_checkpoint(args.save, config={"model": mcfg.to_dict(), "train": config_dict(tcfg)},
-                        params=model.parameters(), optimizer_state=None,
+                        params=model.parameters(), optimizer_state=optimizer.state_dict(),
                         extra={"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config})
         print(f"checkpoint written to {os.path.abspath(args.save)}")
     return 0

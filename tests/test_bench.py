@@ -1,0 +1,49 @@
+"""The benchmarks run and report what they claim to (no timing is asserted: figures are
+printed by ``minitf bench``, not judged by the tests)."""
+import json
+
+import pytest
+
+from minitf.bench import format_train_report, reference_batch, run_train_bench
+from minitf.bench_decode import format_decode_report, run_decode_bench
+from minitf.cli import main
+
+
+def test_reference_batch_has_the_reference_shapes():
+    b = reference_batch()
+    assert b.input_ids.shape == (32, 32) and b.labels.shape == (32, 32)
+    assert (b.labels != -100).all()  # no padding: every position is a real token
+
+
+def test_train_bench_reports_throughput_without_torch():
+    r = run_train_bench(repeats=1, warmup=0, with_torch=False)
+    assert r["numpy_tokens_per_s"] > 0 and r["ratio"] is None
+    assert "numpy" in format_train_report(r)
+
+
+def test_train_bench_compares_with_torch_when_installed():
+    pytest.importorskip("torch")
+    r = run_train_bench(repeats=1, warmup=0)
+    assert r["torch_tokens_per_s"] > 0
+    assert r["ratio"] == pytest.approx(r["numpy_tokens_per_s"] / r["torch_tokens_per_s"])
+    assert "ratio numpy/torch" in format_train_report(r)
+
+
+def test_bench_json_is_one_line_with_the_documented_keys(capsys):
+    assert main(["bench", "--json", "--repeats", "1", "--no-torch"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "\n" not in line
+    assert set(json.loads(line)) == {"numpy_tokens_per_s", "torch_tokens_per_s", "ratio"}
+
+
+def test_decode_bench_runs_small_and_reports():
+    r = run_decode_bench(repeats=1, T=8, ts=(2, 6), max_seconds=5.0)
+    assert set(r["per_token_ms_at"]) == {"2", "6"}
+    assert r["speedup"] == pytest.approx(r["uncached_per_token_ms"] / r["cached_per_token_ms"])
+    text = format_decode_report(r)
+    assert "speedup" in text and "goal" in text
+
+
+def test_bench_rejects_bad_repeats():
+    with pytest.raises(SystemExit, match="--repeats: expected a positive integer, got 0"):
+        main(["bench", "--repeats", "0"])
