@@ -302,7 +302,8 @@ def test_command_writes_the_selected_figures(tmp_path, capsys):
     out_dir = tmp_path / "new" / "figs"  # created, parents too
     code, out, err = _run(["--only", "key", "--format", "svg,pdf", "--out", str(out_dir)], capsys)
     assert code == 0, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["key.pdf", "key.svg"]
+    # the figures, and the library versions that decide their bytes
+    assert sorted(p.name for p in out_dir.iterdir()) == ["key.pdf", "key.svg", "versions.json"]
     assert str(out_dir / "key.svg") in out
 
 
@@ -310,7 +311,7 @@ def test_command_lesson_filter_includes_course_wide_figures(tmp_path, capsys):
     code, out, err = _run(["--lesson", "8", "--format", "png", "--out", str(tmp_path)], capsys)
     assert code == 0, err
     expected = {f"{s.name}.png" for s in registry.all_figures() if s.lesson in (8, None)}
-    assert {p.name for p in tmp_path.iterdir()} == expected
+    assert {p.name for p in tmp_path.iterdir()} == expected | {"versions.json"}
 
 
 def test_command_lists_figures(capsys):
@@ -377,7 +378,7 @@ def test_command_svgs_are_byte_identical_across_processes(tmp_path):
                               cwd=cwd, env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
         files = {p.name: p.read_bytes() for p in sorted((cwd / "tmp").iterdir())}
-        assert set(files) == {f"{n}.svg" for n in ALL_NAMES}
+        assert set(files) == {f"{n}.svg" for n in ALL_NAMES} | {"versions.json"}
         outputs.append(files)
     assert outputs[0] == outputs[1]
     # and the same bytes as rendering inside this (long-lived) process

@@ -60,6 +60,7 @@ def test_lesson9_run_is_cached_and_trained():
     run = l9.lesson9_run(0)
     assert l9.lesson9_run(0) is run
     assert not run.model.training
+    assert run.model.dtype == np.float64  # the same numbers on any BLAS
     assert len(run.eval_pairs) == l9.EVAL_SIZE
     assert run.history.loss[-1] < run.history.loss[0] / 3, "the lesson's model did not learn"
     with pytest.raises(TypeError, match="seed"):
@@ -78,8 +79,8 @@ def test_showcase_beam_beats_greedy_and_its_scores_add_up():
     assert sc.greedy_token_log_probs[j] > sc.beam_token_log_probs[j]
     np.testing.assert_allclose(sc.greedy_token_log_probs[:j], sc.beam_token_log_probs[:j], atol=1e-6)
     # per-token log-probs (one teacher-forced pass) add up to what the decoders reported (cached steps)
-    assert sc.greedy_token_log_probs.sum() == pytest.approx(sc.greedy.log_prob, abs=1e-4)
-    assert sc.beam_token_log_probs.sum() == pytest.approx(sc.beam.log_prob, abs=1e-4)
+    assert sc.greedy_token_log_probs.sum() == pytest.approx(sc.greedy.log_prob, abs=1e-9)
+    assert sc.beam_token_log_probs.sum() == pytest.approx(sc.beam.log_prob, abs=1e-9)
     # and the trace's last candidates include the winning hypothesis, finished
     finished = [h for s in sc.trace for h in s.finished]
     assert any(h.tokens == sc.beam.tokens and h.finished for h in finished)
@@ -91,7 +92,20 @@ def test_token_log_probs_match_a_greedy_run():
     out = greedy_search(run.model, src, max_new_tokens=run.max_new_tokens).hypotheses(0)[0]
     lp = l9.token_log_probs(run.model, src, out.tokens)
     assert lp.shape == (len(out.tokens),)
-    assert lp.sum() == pytest.approx(out.log_prob, abs=1e-4)
+    assert lp.sum() == pytest.approx(out.log_prob, abs=1e-9)
+
+
+def test_sequence_log_probs_sum_each_targets_token_log_probs():
+    run = l9.lesson9_run(0)
+    pairs = run.eval_pairs[:3]  # different lengths, so the batch has target padding
+    batch = run.task.batch(pairs)
+    assert (batch.labels == -100).any()
+    got = l9.sequence_log_probs(run.model, batch)
+    tok = run.task.tokenizer
+    for i, (s, t) in enumerate(pairs):
+        one = run.task.batch([(s, t)]).input_ids
+        assert got[i] == pytest.approx(l9.token_log_probs(run.model, one, tok.encode(t, add_eos=True)).sum(), abs=1e-9)
+    assert (got < 0).all()
 
 
 def test_kv_cache_figure_reports_the_real_cache_shapes():
