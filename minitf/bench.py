@@ -7,6 +7,7 @@ B 32, S = T = 32, vocabulary 64, float32.  Throughput is counted in target token
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -28,17 +29,6 @@ def reference_batch(B: int = 32, S: int = 32, T: int = 32, V: int = 64, seed: in
     src = rng.integers(4, V, size=(B, S)).tolist()
     tgt = rng.integers(4, V, size=(B, T)).tolist()
     return make_batch(src, tgt, pad_id=0, start_id=1)
-
-
-def _median_time(fn, repeats: int, warmup: int) -> float:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def numpy_step_fn(model: EncoderDecoder, batch):
@@ -77,18 +67,36 @@ def torch_step_fn(model: EncoderDecoder, batch):
     return step
 
 
+def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 3) -> dict:
+    """Median seconds per call of each function.  The contenders take turns in blocks
+    (``warmup`` untimed calls, then ``repeats`` timed ones), ``rounds`` times over, so a
+    slow spell of the machine falls on all of them.  Blocks rather than single calls:
+    BLAS and OpenMP worker threads keep spinning for a moment after a call, and would
+    steal the cores from a contender that ran right after."""
+    times = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            for _ in range(warmup):
+                fn()
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+    return {name: float(np.median(t)) for name, t in times.items()}
+
+
 def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True) -> dict:
-    """Median seconds per step for NumPy (and PyTorch eager), tokens/s and the ratio."""
+    """Median seconds per step for NumPy (and PyTorch eager, taking turns with it in three
+    blocks of ``repeats`` steps each), tokens/s and the ratio."""
     allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
     cfg = ModelConfig(**REFERENCE, seed=seed)
     batch = reference_batch(seed=seed)
     n_tokens = int(batch.labels.size)
-    model = EncoderDecoder(cfg)
+    steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch)}
     out = {"config": {**REFERENCE, "batch_size": 32, "src_len": 32, "tgt_len": 32},
-           "allocator_tuned": allocator_tuned,
-           "numpy_s_per_step": _median_time(numpy_step_fn(model, batch), repeats, warmup)}
-    out["numpy_tokens_per_s"] = n_tokens / out["numpy_s_per_step"]
-    out["torch_tokens_per_s"] = out["ratio"] = None
+           "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+           "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,
+           "torch_tokens_per_s": None, "ratio": None}
     if with_torch:
         try:
             import torch
@@ -97,9 +105,14 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
         else:
             out["torch_version"] = torch.__version__
             out["torch_threads"] = torch.get_num_threads()
-            out["torch_s_per_step"] = _median_time(torch_step_fn(EncoderDecoder(cfg), batch), repeats, warmup)
-            out["torch_tokens_per_s"] = n_tokens / out["torch_s_per_step"]
-            out["ratio"] = out["numpy_tokens_per_s"] / out["torch_tokens_per_s"]
+            steps["torch"] = torch_step_fn(EncoderDecoder(cfg), batch)
+    seconds = _median_times_in_blocks(steps, repeats, warmup)
+    out["numpy_s_per_step"] = seconds["numpy"]
+    out["numpy_tokens_per_s"] = n_tokens / seconds["numpy"]
+    if "torch" in seconds:
+        out["torch_s_per_step"] = seconds["torch"]
+        out["torch_tokens_per_s"] = n_tokens / seconds["torch"]
+        out["ratio"] = out["numpy_tokens_per_s"] / out["torch_tokens_per_s"]
     return out
 
 
@@ -115,4 +128,7 @@ def format_train_report(r: dict) -> str:
         lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
+    if r.get("openblas_coretype"):
+        lines.append(f"  note: OPENBLAS_CORETYPE={r['openblas_coretype']} is set, so NumPy's OpenBLAS uses that "
+                     "CPU's kernels, whatever this CPU supports")
     return "\n".join(lines)

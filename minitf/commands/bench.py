@@ -9,7 +9,7 @@ import json
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decode", action="store_true", help="time decoding (cached vs uncached) instead of training")
     p.add_argument("--repeats", type=int, default=None,
-                   help="timed repetitions, the median is reported (default: 20 for training, 5 for --decode)")
+                   help="timed repetitions, the median is reported (default: 3 blocks of 10 steps for training, 5 for --decode)")
     p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
 
@@ -25,7 +25,7 @@ def run(args) -> int:
         return 0
     from ..bench import format_train_report, run_train_bench
 
-    r = run_train_bench(repeats=args.repeats or 20, with_torch=not args.no_torch)
+    r = run_train_bench(repeats=args.repeats or 10, with_torch=not args.no_torch)
     if args.json:
         print(json.dumps({"numpy_tokens_per_s": r["numpy_tokens_per_s"], "torch_tokens_per_s": r["torch_tokens_per_s"],
                           "ratio": r["ratio"]}))

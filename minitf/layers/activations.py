@@ -24,8 +24,8 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 # ---- ReLU ---------------------------------------------------------------------------
 def relu_forward(x: np.ndarray):
-    """y = max(0, x)"""
-    return np.maximum(x, 0), x
+    """y = max(0, x), computed as x * 1[x > 0] (NumPy's ``maximum`` is slower)"""
+    return x * (x > 0), x
 
 
 def relu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -38,11 +38,20 @@ class Embedding(Module):
         return self.params["W_E"][ids], EmbeddingCache(ids)
 
     def backward(self, dx: np.ndarray, cache: EmbeddingCache) -> None:
-        """Add each position's dx into the row it was read from (rows repeat: add.at)."""
+        """Add each position's dx into the row it was read from.
+
+        A token that occurs n times gets the sum of its n rows of dx.  (``np.add.at(dW_E,
+        ids, dx)`` says exactly that, but is slow; here the rows are sorted by token id and
+        each run of equal ids is summed at once with ``np.add.reduceat``.)
+        """
         # forward: x = W_E[ids]
-        ids, dx = cache.ids, dx
+        ids = cache.ids.reshape(-1)  # (N,)
+        dx = dx.reshape(-1, self.d_model)  # (N, D)
         if self.padding_idx is not None:
             keep = ids != self.padding_idx  # positions holding a real token
             ids, dx = ids[keep], dx[keep]
-        np.add.at(self.grads["W_E"], ids.reshape(-1), dx.reshape(-1, self.d_model))
+        order = np.argsort(ids, kind="stable")  # (N,) positions grouped by token id
+        sorted_ids = ids[order]
+        starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))  # first position of each distinct id
+        self.grads["W_E"][sorted_ids[starts]] += np.add.reduceat(dx[order], starts, axis=0)  # (n_distinct, D)
         return None  # token ids have no gradient

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..checks import check_shape
 from ..module import Module
+from .reductions import mean_last, sum_rows
 
 
 class LayerNormCache(NamedTuple):
@@ -30,25 +31,26 @@ class LayerNorm(Module):
 
     def forward(self, x: np.ndarray):
         check_shape("x", x, (None,) * (np.ndim(x) - 1) + (self.d_model,), f"last dim must be d_model={self.d_model}")
-        mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
-        xc = x - mu  # (..., D)
-        var = (xc * xc).mean(axis=-1, keepdims=True)  # (..., 1) biased, as in the paper and torch
+        mu = mean_last(x)  # (..., 1)
+        x_hat = x - mu  # (..., D) centred; scaled in place two lines down
+        var = mean_last(x_hat * x_hat)  # (..., 1) biased, as in the paper and torch
         rstd = 1.0 / np.sqrt(var + self.eps)  # (..., 1)
-        x_hat = xc * rstd  # (..., D)
-        y = x_hat * self.params["gamma"] + self.params["beta"]
+        x_hat *= rstd  # (..., D) now (x - mu) / sqrt(var + eps)
+        y = x_hat * self.params["gamma"]
+        y += self.params["beta"]
         return y, LayerNormCache(x_hat, rstd)
 
     def backward(self, dy: np.ndarray, cache: LayerNormCache) -> np.ndarray:
         x_hat, rstd = cache
         D = self.d_model
         # forward: y = gamma * x_hat + beta
-        self.grads["gamma"] += (dy * x_hat).reshape(-1, D).sum(axis=0)
-        self.grads["beta"] += dy.reshape(-1, D).sum(axis=0)
+        self.grads["gamma"] += sum_rows((dy * x_hat).reshape(-1, D))
+        self.grads["beta"] += sum_rows(dy.reshape(-1, D))
         dx_hat = dy * self.params["gamma"]  # (..., D)
         # forward: x_hat = (x - mu) * rstd, with mu and rstd functions of x.  Collecting the
         # three paths (direct, through mu, through sigma) gives the compact form:
         #   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
-        dx = rstd * (dx_hat
-                     - dx_hat.mean(axis=-1, keepdims=True)
-                     - x_hat * (dx_hat * x_hat).mean(axis=-1, keepdims=True))
+        dx = dx_hat - mean_last(dx_hat)
+        dx -= x_hat * mean_last(dx_hat * x_hat)
+        dx *= rstd
         return dx

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..checks import check_shape
 from ..module import Module
+from .reductions import sum_rows
 
 
 def affine_forward(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
@@ -41,7 +42,7 @@ def affine_backward(dy: np.ndarray, x: np.ndarray, W: np.ndarray):
     dy2 = dy.reshape(-1, D_out)  # (N, D_out)
     dx = dy2 @ W.T  # (N, D_out) @ (D_out, D_in) -> (N, D_in)
     dW = x2.T @ dy2  # (D_in, N) @ (N, D_out) -> (D_in, D_out)
-    db = dy2.sum(axis=0)  # (D_out,)
+    db = sum_rows(dy2)  # (D_out,)
     return dx.reshape(x.shape), dW, db
 
 

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .reductions import sum_last
+
 
 def softmax(z: np.ndarray) -> np.ndarray:
     """p = exp(z - max z) / sum exp(z - max z), over the last axis."""
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    e /= e.sum(axis=-1, keepdims=True)
+    e = z - z.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)  # in place: one array, not two
+    e /= sum_last(e)
     return e
 
 
 def softmax_backward(dp: np.ndarray, p: np.ndarray) -> np.ndarray:
     """dz = p * (dp - sum_j dp_j p_j).   (The Jacobian diag(p) - p p^T applied to dp.)"""
-    return p * (dp - (dp * p).sum(axis=-1, keepdims=True))
+    return p * (dp - sum_last(dp * p))
 
 
 def log_softmax(z: np.ndarray) -> np.ndarray:
