@@ -71,7 +71,7 @@ def run(args) -> int:
     final = evaluate(model, task.batch(eval_set), start_id=tok.bos_id, eos_id=tok.eos_id)
     tokens_per_s = hist.tokens / hist.seconds
     print(f"\ndone in {hist.seconds:.1f} s ({tokens_per_s:,.0f} target tokens/s); "
-          f"evaluation on {len(eval_set)} held-out examples:")
+          f"evaluation on {len(eval_set)} fresh examples (drawn apart from the training stream):")
     print(f"  {'':22s}{'teacher-forced':>16s}{'free-running':>16s}")
     print(f"  {'token accuracy':22s}{final['teacher_forced_token_accuracy']:16.3f}"
           f"{final['free_running_token_accuracy']:16.3f}")
