@@ -31,7 +31,6 @@ early stopping, several finished hypotheses per input).  All return a
 """
 from __future__ import annotations
 
-import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -504,15 +503,6 @@ def _as_rng(rng) -> np.random.Generator:
     raise TypeError(f"rng: expected a np.random.Generator or an integer seed, got {type(rng).__name__}")
 
 
-@contextlib.contextmanager
-def _eval_mode(model):
-    """Dropout off while decoding; the model's previous mode is restored afterwards."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield
-    finally:
-        model.train(was_training)
 
 
 def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -629,7 +619,7 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
     def choose(logits):
         return np.argmax(logits, axis=-1), logits  # (N,), (N, V)
 
-    with _eval_mode(model):
+    with model.evaluating():
         return _generate_rows(model, src_ids, choose, G=1, T_max=T_max, no_repeat_ngram_size=no_repeat_ngram_size,
                               start_id=start_id, eos_id=eos_id, use_cache=use_cache, trace=trace)
 
@@ -670,7 +660,7 @@ def sample(model: EncoderDecoder, src_ids, *, rng, temperature: float = 1.0, top
         warped = warp_logits(logits, temperature, top_k, top_p)  # (N, V), -inf on removed tokens
         return _draw(softmax(warped), rng), warped
 
-    with _eval_mode(model):
+    with model.evaluating():
         return _generate_rows(model, src_ids, choose, G=R, T_max=T_max, no_repeat_ngram_size=no_repeat_ngram_size,
                               start_id=start_id, eos_id=eos_id, use_cache=True, trace=trace)
 
@@ -776,7 +766,7 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
     def norm(log_prob, length):
         return length_normalized_score(log_prob, length, length_penalty, length_penalty_style)
 
-    with _eval_mode(model):
+    with model.evaluating():
         cache = start_decoding(model, src_ids, group_size=K, max_len=T_max)  # the encoder runs once, here
         B = cache.src_mask.shape[0]
         N = B * K

@@ -130,14 +130,6 @@ def _check_batch(batch) -> None:
         raise TypeError(f"batch: expected a minitf.data.Batch, got {type(batch).__name__}")
 
 
-@contextlib.contextmanager
-def _eval_mode(model):
-    was_training = model.training
-    model.eval()
-    try:
-        yield model
-    finally:
-        model.train(was_training)
 
 
 def _norm(arrays) -> float:
@@ -196,7 +188,7 @@ def parallel_vs_sequential(model: EncoderDecoder, batch: Batch, repeats: int = 3
             times.append(time.perf_counter() - t0)
         return out, min(times)
 
-    with _eval_mode(model):
+    with model.evaluating():
         parallel, t_par = best_time(lambda: model.forward(batch.input_ids, batch.decoder_input_ids)[0])
         sequential, t_seq = best_time(lambda: sequential_logits(model, batch.input_ids, batch.decoder_input_ids))
     return ParallelCheck(parallel, sequential, float(np.max(np.abs(parallel - sequential))), t_par, t_seq,
@@ -293,7 +285,7 @@ def free_running_samples(model: EncoderDecoder, task: Task, n: int = 3, seed: in
     pairs = task.dataset(check_positive_int("n", n), seed=seed)
     batch = task.batch(pairs)
     tok = task.tokenizer
-    with _eval_mode(model):
+    with model.evaluating():
         pred = greedy_decode(model, batch.input_ids, batch.labels.shape[1] + 2, tok.bos_id, tok.eos_id)
     return [(src, tgt, tok.decode(row)) for (src, tgt), row in zip(pairs, pred)]
 
@@ -390,7 +382,7 @@ def padding_invariance(model: EncoderDecoder, batch: Batch) -> PaddingCheck:
     _check_model(model)
     _check_batch(batch)
     pad = model.config.pad_id
-    with _eval_mode(model):
+    with model.evaluating():
         model.zero_grad()
         loss, dlogits, cache, _, _ = forward_loss(model, batch)
         model.backward(dlogits, cache)
@@ -454,7 +446,7 @@ def gradient_journey(model: EncoderDecoder, batch: Batch) -> GradientJourney:
     """
     _check_model(model)
     _check_batch(batch)
-    with _eval_mode(model):
+    with model.evaluating():
         model.zero_grad()
         loss, dlogits, cache, _, _ = forward_loss(model, batch)
         out = model.backward(dlogits, cache)
@@ -578,7 +570,7 @@ def predict_both_ways(model: EncoderDecoder, batch: Batch, start_id: int = 1, eo
     """
     _check_model(model)
     _check_batch(batch)
-    with _eval_mode(model):
+    with model.evaluating():
         logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
         pred = greedy_decode(model, batch.input_ids, batch.labels.shape[1] + 2, start_id, eos_id)
     return logits.argmax(axis=-1), pred
@@ -760,7 +752,7 @@ def learned_config_state(run: Lesson8Run, batch: Batch | None = None) -> list:
     rows.append(Row("CONFIG/STATE", "target padding mask",
                     f"{mask.shape} bool, {int(mask.sum())} real of {mask.size} positions (labels == {IGNORE_INDEX})"))
     # STATE: what one step creates and throws away (or, for the optimizer, keeps)
-    with _eval_mode(model):
+    with model.evaluating():
         model.zero_grad()
         _, dlogits, cache, logits, _ = forward_loss(model, batch, start_id=tok.bos_id)
         model.backward(dlogits, cache)

@@ -131,3 +131,19 @@ def check_layer(layer: Module, inputs: Sequence[np.ndarray], *, forward_kwargs: 
     for name, p in layer.parameters().items():
         analytic[f"param:{name}"], arrays[f"param:{name}"] = layer.gradients()[name].copy(), p
     return check_gradients(f, analytic, arrays, max_entries=max_entries, h=h, seed=seed)
+
+
+def randomize_norms_and_biases(module: Module, seed: int = 0) -> Module:
+    """Give every LayerNorm gain and bias and every attention bias a random value, in place.
+
+    Freshly built, they are 1 and 0, and a check at that point can pass by accident: with
+    gamma = 1 and beta = 0 some terms of a wrong backward vanish.  Random values make
+    every path carry a distinct signal.  Returns ``module``.
+    """
+    rng = np.random.default_rng(seed)
+    for name, p in module.parameters().items():
+        if name.endswith("gamma"):
+            p[...] = 1.0 + 0.3 * rng.standard_normal(p.shape)
+        elif name.endswith(("beta", "b_q", "b_k", "b_v", "b_o")):
+            p[...] = 0.3 * rng.standard_normal(p.shape)
+    return module

@@ -16,6 +16,7 @@ module carries besides its weights is ``training`` (dropout on or off).
 """
 from __future__ import annotations
 
+import contextlib
 from typing import Iterator
 
 import numpy as np
@@ -107,3 +108,13 @@ class Module:
 
     def eval(self) -> "Module":
         return self.train(False)
+
+    @contextlib.contextmanager
+    def evaluating(self):
+        """``with model.evaluating():`` dropout off inside the block, the previous mode after."""
+        was_training = self.training
+        self.eval()
+        try:
+            yield self
+        finally:
+            self.train(was_training)

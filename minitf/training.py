@@ -127,9 +127,7 @@ def evaluate(model, batch: Batch, *, start_id: int, eos_id: int, max_len: int | 
     ``free_running_exact_match``, ``free_running_token_accuracy`` and, for inspection,
     ``predictions`` (B, T') of the free-running run.
     """
-    was_training = model.training
-    model.eval()
-    try:
+    with model.evaluating():
         loss, _, _, logits, labels = forward_loss(model, batch, start_id=start_id)
         real = labels != IGNORE_INDEX
         tf_acc = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
@@ -141,8 +139,6 @@ def evaluate(model, batch: Batch, *, start_id: int, eos_id: int, max_len: int | 
             out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
                        predictions=pred)
         return out
-    finally:
-        model.train(was_training)
 
 
 # ---- the loop ------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from minitf.blocks import DecoderBlock, EncoderBlock
+from minitf.gradcheck import randomize_norms_and_biases
 from minitf.layers import Dropout
 from minitf.masks import causal_mask, key_padding_mask
 from minitf.module import Module
@@ -22,24 +23,16 @@ SRC_MASK = key_padding_mask(SRC_IDS, pad_id=0, dtype=np.float64)  # (B, 1, 1, S)
 CAUSAL = causal_mask(T, dtype=np.float64)  # (T, T)
 
 
-def randomise(block: Module, seed: int = 0) -> Module:
-    rng = np.random.default_rng(seed)
-    for name, p in block.parameters().items():
-        if name.endswith(".gamma"):
-            p[...] = 1.0 + 0.3 * rng.standard_normal(p.shape)
-        elif name.endswith((".beta", ".b_q", ".b_k", ".b_v", ".b_o")):
-            p[...] = 0.3 * rng.standard_normal(p.shape)
-    return block
 
 
 def encoder_block(norm_first: bool, dropout: float = 0.0, seed: int = 0) -> EncoderBlock:
-    return randomise(EncoderBlock(D, H, F, dropout, "gelu", norm_first, rng=np.random.default_rng(seed),
+    return randomize_norms_and_biases(EncoderBlock(D, H, F, dropout, "gelu", norm_first, rng=np.random.default_rng(seed),
                                   dtype=np.float64), seed)
 
 
 def decoder_block(norm_first: bool, cross_attention: bool = True, dropout: float = 0.0,
                   seed: int = 0) -> DecoderBlock:
-    return randomise(DecoderBlock(D, H, F, dropout, "gelu", norm_first, cross_attention=cross_attention,
+    return randomize_norms_and_biases(DecoderBlock(D, H, F, dropout, "gelu", norm_first, cross_attention=cross_attention,
                                   rng=np.random.default_rng(seed), dtype=np.float64), seed)
 
 

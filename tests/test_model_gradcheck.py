@@ -22,7 +22,7 @@ import pytest
 
 from minitf.config import ModelConfig
 from minitf.data import make_batch
-from minitf.gradcheck import numerical_gradient, sample_indices
+from minitf.gradcheck import numerical_gradient, randomize_norms_and_biases, sample_indices
 from minitf.loss import cross_entropy
 from minitf.models import DecoderOnly, EncoderDecoder
 
@@ -39,13 +39,6 @@ def config(**overrides) -> ModelConfig:
     return ModelConfig(**base)
 
 
-def randomise_norms_and_biases(model, seed: int = 0) -> None:
-    rng = np.random.default_rng(seed)
-    for name, p in model.parameters().items():
-        if name.endswith(".gamma"):
-            p[...] = 1.0 + 0.3 * rng.standard_normal(p.shape)
-        elif name.endswith((".beta", ".b_q", ".b_k", ".b_v", ".b_o")):
-            p[...] = 0.3 * rng.standard_normal(p.shape)
 
 
 def padded_batch(cfg: ModelConfig, seed: int = 1):
@@ -102,7 +95,7 @@ ENC_DEC_CASES = {
 def test_encoder_decoder_gradients_match_finite_differences(case):
     cfg = config(**ENC_DEC_CASES[case])
     model = EncoderDecoder(cfg)
-    randomise_norms_and_biases(model)
+    randomize_norms_and_biases(model)
     batch = padded_batch(cfg)
 
     def f() -> float:
@@ -123,7 +116,7 @@ def test_encoder_decoder_gradients_match_finite_differences(case):
 def test_decoder_only_gradients_match_finite_differences(norm_first):
     cfg = config(norm_first=norm_first, positional="learned", n_decoder_layers=2)
     model = DecoderOnly(cfg)
-    randomise_norms_and_biases(model)
+    randomize_norms_and_biases(model)
     rng = np.random.default_rng(2)
     input_ids = rng.integers(3, cfg.tgt_vocab_size, size=(2, 6))
     input_ids[1, 4:] = PAD  # right padding, ignored in the labels
@@ -163,7 +156,7 @@ def decode_with_separate_memories(model: EncoderDecoder, decoder_input_ids, memo
 def test_dH_enc_and_each_block_share_match_finite_differences(norm_first):
     cfg = config(norm_first=norm_first, n_decoder_layers=3)
     model = EncoderDecoder(cfg)
-    randomise_norms_and_biases(model)
+    randomize_norms_and_biases(model)
     batch = padded_batch(cfg)
     logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)
     _, dlogits = cross_entropy(logits, batch.labels)

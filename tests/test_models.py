@@ -14,7 +14,7 @@ import pytest
 
 from minitf.config import ModelConfig
 from minitf.data import IGNORE_INDEX, make_batch
-from minitf.gradcheck import rel_error
+from minitf.gradcheck import randomize_norms_and_biases, rel_error
 from minitf.loss import cross_entropy
 from minitf.models import DecoderOnly, EncoderDecoder, EncoderDecoderGrads
 
@@ -29,14 +29,6 @@ def config(**overrides) -> ModelConfig:
     return ModelConfig(**base)
 
 
-def randomise(model, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    for name, p in model.parameters().items():
-        if name.endswith(".gamma"):
-            p[...] = 1.0 + 0.3 * rng.standard_normal(p.shape)
-        elif name.endswith((".beta", ".b_q", ".b_k", ".b_v", ".b_o")):
-            p[...] = 0.3 * rng.standard_normal(p.shape)
-    return model
 
 
 def examples(cfg: ModelConfig, src_lengths=(5, 2, 4), tgt_lengths=(3, 6, 1), seed: int = 0):
@@ -71,7 +63,7 @@ def test_padded_batch_equals_examples_run_one_by_one(case):
     """Loss and every gradient of a padded batch equal the token-weighted mean of the
     unpadded examples': L = sum_i n_i L_i / sum_i n_i, and the same for each gradient."""
     cfg = config(**PADDING_CASES[case], activation="gelu")
-    model = randomise(EncoderDecoder(cfg))
+    model = randomize_norms_and_biases(EncoderDecoder(cfg))
     sources, targets = examples(cfg)
     batch = make_batch(sources, targets, pad_id=PAD, start_id=BOS)
     assert (batch.input_ids == PAD).any() and (batch.labels == IGNORE_INDEX).any()
@@ -99,7 +91,7 @@ def test_padded_batch_equals_examples_run_one_by_one(case):
 
 def test_decoder_only_right_padding_changes_nothing():
     cfg = config(positional="learned")
-    model = randomise(DecoderOnly(cfg))
+    model = randomize_norms_and_biases(DecoderOnly(cfg))
     rng = np.random.default_rng(3)
     ids = rng.integers(3, V_TGT, size=(1, 5))
     labels = np.roll(ids, -1, axis=1)
@@ -126,7 +118,7 @@ def test_decoder_only_right_padding_changes_nothing():
 # ---- the encoder's only learning signal ------------------------------------------------------------
 def test_zeroed_cross_attention_leaves_the_encoder_with_exactly_zero_gradient():
     cfg = config(positional="learned", activation="gelu")
-    model = randomise(EncoderDecoder(cfg))
+    model = randomize_norms_and_biases(EncoderDecoder(cfg))
     batch = make_batch(*examples(cfg), pad_id=PAD, start_id=BOS)
 
     _, grads, _ = loss_and_grads(model, batch)  # first the normal model: the encoder does learn
@@ -149,7 +141,7 @@ def test_zeroed_cross_attention_leaves_the_encoder_with_exactly_zero_gradient():
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_dH_enc_is_the_sum_of_one_share_per_decoder_block(norm_first):
     cfg = config(norm_first=norm_first, n_decoder_layers=3)
-    model = randomise(EncoderDecoder(cfg))
+    model = randomize_norms_and_biases(EncoderDecoder(cfg))
     batch = make_batch(*examples(cfg), pad_id=PAD, start_id=BOS)
     logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)
     _, dlogits = cross_entropy(logits, batch.labels)
@@ -172,7 +164,7 @@ def test_dH_enc_is_the_sum_of_one_share_per_decoder_block(norm_first):
 
 
 def test_forward_is_encode_then_decode():
-    model = randomise(EncoderDecoder(config()))
+    model = randomize_norms_and_biases(EncoderDecoder(config()))
     batch = make_batch(*examples(model.config), pad_id=PAD, start_id=BOS)
     logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
     H_enc, _ = model.encode(batch.input_ids)
@@ -181,7 +173,7 @@ def test_forward_is_encode_then_decode():
 
 
 def test_logits_at_t_do_not_see_decoder_inputs_after_t():
-    model = randomise(EncoderDecoder(config()))
+    model = randomize_norms_and_biases(EncoderDecoder(config()))
     batch = make_batch(*examples(model.config), pad_id=PAD, start_id=BOS)
     logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
     changed = batch.decoder_input_ids.copy()

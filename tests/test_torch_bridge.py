@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 from minitf.config import ModelConfig  # noqa: E402
 from minitf.data import IGNORE_INDEX, make_batch  # noqa: E402
-from minitf.gradcheck import rel_error  # noqa: E402
+from minitf.gradcheck import randomize_norms_and_biases, rel_error  # noqa: E402
 from minitf.loss import cross_entropy  # noqa: E402
 from minitf.models import EncoderDecoder  # noqa: E402
 from minitf.torch_bridge import (TorchEncoderDecoder, Transform, grads_from_torch, load_from_torch,  # noqa: E402
@@ -37,14 +37,7 @@ def tiny_config(**overrides) -> ModelConfig:
 def randomised(config: ModelConfig, seed: int = 0) -> EncoderDecoder:
     """A model whose LayerNorm gammas/betas and attention biases are random, not 1 and 0,
     so that every path through them carries a distinct signal."""
-    model = EncoderDecoder(config)
-    rng = np.random.default_rng(seed)
-    for name, p in model.parameters().items():
-        if name.endswith(".gamma"):
-            p[...] = 1.0 + 0.3 * rng.standard_normal(p.shape)
-        elif name.endswith((".beta", ".b_q", ".b_k", ".b_v", ".b_o")):
-            p[...] = 0.3 * rng.standard_normal(p.shape)
-    return model
+    return randomize_norms_and_biases(EncoderDecoder(config), seed)
 
 
 def padded_batch(config: ModelConfig, seed: int = 1):
