@@ -17,10 +17,14 @@ def check_shape(name: str, x, expected: Sequence, hint: str = "") -> None:
     ``expected`` holds ints (must match) and ``None`` (any size), e.g. ``(None, None, 128)``.
     """
     shape = np.shape(x)
-    ok = len(shape) == len(expected) and all(e is None or e == s for e, s in zip(expected, shape))
-    if not ok:
-        extra = f" ({hint})" if hint else ""
-        raise ValueError(f"{name}: expected shape {_fmt(expected)}{extra}, got {tuple(shape)}")
+    if len(shape) == len(expected):
+        for e, s in zip(expected, shape):
+            if e is not None and e != s:
+                break
+        else:
+            return  # (a plain loop: this runs on every layer call, so it is kept cheap)
+    extra = f" ({hint})" if hint else ""
+    raise ValueError(f"{name}: expected shape {_fmt(expected)}{extra}, got {tuple(shape)}")
 
 
 def check_float(name: str, x) -> None:

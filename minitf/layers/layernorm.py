@@ -34,7 +34,7 @@ class LayerNorm(Module):
         mu = mean_last(x)  # (..., 1)
         x_hat = x - mu  # (..., D) centred; scaled in place two lines down
         var = mean_last(x_hat * x_hat)  # (..., 1) biased, as in the paper and torch
-        rstd = 1.0 / np.sqrt(var + self.eps)  # (..., 1)
+        rstd = (var + self.eps) ** -0.5  # (..., 1) 1 / sqrt(var + eps)
         x_hat *= rstd  # (..., D) now (x - mu) / sqrt(var + eps)
         y = x_hat * self.params["gamma"]
         y += self.params["beta"]

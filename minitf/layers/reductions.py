@@ -8,12 +8,22 @@ last bit (BLAS adds in another order).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+
+
+@lru_cache(maxsize=64)
+def _ones(n: int, dtype) -> np.ndarray:
+    """A read-only vector of n ones, made once per (n, dtype)."""
+    ones = np.ones(n, dtype=dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 def sum_last(x: np.ndarray) -> np.ndarray:
     """Sum over the last axis, kept as a length-1 axis: (..., n) -> (..., 1)."""
-    return (x @ np.ones(x.shape[-1], dtype=x.dtype))[..., None]  # (..., n) @ (n,) -> (...,)
+    return (x @ _ones(x.shape[-1], x.dtype))[..., None]  # (..., n) @ (n,) -> (...,)
 
 
 def mean_last(x: np.ndarray) -> np.ndarray:
@@ -23,4 +33,4 @@ def mean_last(x: np.ndarray) -> np.ndarray:
 
 def sum_rows(x2: np.ndarray) -> np.ndarray:
     """Sum of the rows of a matrix: (N, n) -> (n,)."""
-    return np.ones(x2.shape[0], dtype=x2.dtype) @ x2  # (N,) @ (N, n) -> (n,)
+    return _ones(x2.shape[0], x2.dtype) @ x2  # (N,) @ (N, n) -> (n,)
