@@ -35,10 +35,13 @@ class AttentionCache(NamedTuple):
     A: np.ndarray  # (B, H, T, S)   attention weights, for dV and the softmax backward
 
 
-def _check_mask(mask, scores_shape) -> None:
-    if not np.issubdtype(np.asarray(mask).dtype, np.floating):
+def _check_mask(mask: np.ndarray, scores_shape) -> None:
+    if not np.issubdtype(mask.dtype, np.floating):
         raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
-                        f"got dtype {np.asarray(mask).dtype}; build one with minitf.masks")
+                        f"got dtype {mask.dtype}; build one with minitf.masks")
+    if not np.isfinite(mask).all():
+        raise ValueError("mask: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
+                         "fully masked row into nan; build one with minitf.masks")
     try:
         ok = np.ndim(mask) <= 4 and np.broadcast_shapes(np.shape(mask), scores_shape) == scores_shape
     except ValueError:
@@ -56,10 +59,13 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     A query whose every key is masked gets all-zero weights, hence a zero output and a
     zero gradient, instead of a meaningless uniform average.
     """
+    check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
+    check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
     Dh = Q.shape[-1]
     scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     scores *= 1.0 / math.sqrt(Dh)
     if mask is not None:
+        mask = np.asarray(mask)
         _check_mask(mask, scores.shape)
         scores += mask
     A = softmax(scores)  # (B, H, T, S)

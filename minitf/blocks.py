@@ -1,5 +1,6 @@
 """The encoder block and the decoder block, with the layer maths of
-``torch.nn.TransformerEncoderLayer`` / ``TransformerDecoderLayer``.
+``torch.nn.TransformerEncoderLayer`` / ``TransformerDecoderLayer`` (except that minitf
+has no dropout on the attention weights).
 
 Every block is a stack of *sub-layers*, each wrapped in a residual connection and a
 LayerNorm, in one of two arrangements:

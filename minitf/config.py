@@ -24,14 +24,15 @@ class ModelConfig:
     n_encoder_layers: int = 2  # L_enc
     n_decoder_layers: int = 2  # L_dec
     max_len: int = 128  # the longest sequence positions are defined for
-    dropout: float = 0.0  # residual, attention-FFN and embedding dropout probability
+    dropout: float = 0.0  # dropout on residual branches, the FFN hidden layer and embeddings
     activation: str = "relu"  # "relu", "gelu" or "gelu_tanh" in the feed-forward network
     norm_first: bool = True  # pre-LN (True) or post-LN as in the 2017 paper (False)
     positional: str = "sinusoidal"  # "sinusoidal" (fixed) or "learned"
     share_embeddings: bool = False  # one embedding table for source and target (needs equal V)
     tie_output: bool = False  # W_U = W_E^T of the target embedding
     scale_embeddings: bool = True  # multiply embeddings by sqrt(D), as Vaswani et al.
-    pad_id: int = 0  # the padding token: masked as a key, its embedding row never learns
+    pad_id: int = 0  # the padding token: masked as a key; its lookup gives its embedding row no gradient
+    #                  (with tie_output the head still trains that row, as in PyTorch)
     layer_norm_eps: float = 1e-5
     dtype: str = "float32"  # "float32" for training, "float64" for gradient checks
     seed: int = 0  # initialisation (and dropout) seed

@@ -50,7 +50,7 @@ class Module:
     # uses add into the same gradient array.
     def add_param(self, name: str, value: np.ndarray) -> np.ndarray:
         """Register a parameter ``name`` and its zero gradient of the same shape."""
-        value = np.ascontiguousarray(value, dtype=self.dtype)
+        value = np.array(value, dtype=self.dtype, order="C")  # always a copy the module owns
         self.params[name] = value
         self.grads[name] = np.zeros_like(value)
         return value

@@ -30,7 +30,7 @@ from .config import ModelConfig
 from .data import IGNORE_INDEX, Batch, shift_right
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder
-from .optim import SGD, Adam, AdamW, clip_grad_norm
+from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
 from .runtime import keep_freed_memory
 from .schedules import get_schedule
 
@@ -49,8 +49,8 @@ def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.nda
         labels     -100 .. -100  y_1  y_2 .. y_T
 
     Only the target part is scored.  Sources are right-padded, so their padding sits
-    inside the sequence, visible to every later position (nothing masks it but the pad
-    embedding) -- one of the ways an encoder-decoder handles conditioning more cleanly.
+    inside the sequence, visible to every later position (no mask hides it) -- one of
+    the ways an encoder-decoder handles conditioning more cleanly.
     """
     B, S = batch.input_ids.shape
     tgt_in = shift_right(batch.labels, start_id, pad_id)  # (B, T)  <bos> y_1 .. y_{T-1}
@@ -134,7 +134,8 @@ def evaluate(model, batch: Batch, *, start_id: int, eos_id: int, max_len: int | 
         out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
         if isinstance(model, EncoderDecoder):
             T = batch.labels.shape[1]
-            pred = greedy_decode(model, batch.input_ids, max_len or T + 2, start_id, eos_id)
+            limit = max_len or min(T + 2, model.config.max_len)  # a little room past the target
+            pred = greedy_decode(model, batch.input_ids, limit, start_id, eos_id)
             m = sequence_metrics(pred, batch.labels, eos_id)
             out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
                        predictions=pred)
@@ -204,8 +205,7 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     model.zero_grad()
     model.backward(dlogits, cache)
     grads = model.gradients()
-    norm = clip_grad_norm(grads, clip_norm) if clip_norm else float(
-        math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values())))
+    norm = clip_grad_norm(grads, clip_norm) if clip_norm else global_grad_norm(grads)
     if not math.isfinite(norm):
         raise TrainingDiverged(f"gradient norm is {norm}: training stopped before the update")
     optimizer.lr = lr
@@ -213,9 +213,10 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
 
 
-def train(model, task, cfg: TrainConfig = TrainConfig(), optimizer=None, callback=None) -> History:
+def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None) -> History:
     """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
     a fixed set.  ``callback(step, history)`` is called after each evaluation."""
+    cfg = cfg or TrainConfig()
     rng = np.random.default_rng(cfg.seed)
     batches = task.batches(cfg.batch_size, rng)
     eval_batch = task.batch(task.dataset(cfg.eval_size, seed=cfg.seed + 10_000))

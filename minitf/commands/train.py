@@ -39,12 +39,16 @@ def run(args) -> int:
     for name in ("steps", "batch_size", "eval_every"):
         v = getattr(args, name)
         if v is not None and v < (0 if name == "eval_every" else 1):
-            raise SystemExit(f"minitf train: --{name.replace('_', '-')}: expected a positive integer, got {v}")
+            kind = "a non-negative" if name == "eval_every" else "a positive"
+            raise SystemExit(f"minitf train: --{name.replace('_', '-')}: expected {kind} integer, got {v}")
     task = get_task(args.task)
     tok = task.tokenizer
-    mcfg = default_model_config(task, d_model=args.d_model, n_heads=args.heads, d_ff=4 * args.d_model,
-                                n_encoder_layers=args.layers, n_decoder_layers=args.layers,
-                                norm_first=not args.post_ln, dropout=args.dropout, seed=args.seed)
+    try:
+        mcfg = default_model_config(task, d_model=args.d_model, n_heads=args.heads, d_ff=4 * args.d_model,
+                                    n_encoder_layers=args.layers, n_decoder_layers=args.layers,
+                                    norm_first=not args.post_ln, dropout=args.dropout, seed=args.seed)
+    except ValueError as e:  # e.g. --heads that does not divide --d-model
+        raise SystemExit(f"minitf train: {e}") from None
     tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=args.steps or 1200)
     for name in ("batch_size", "lr", "eval_every"):
         if getattr(args, name) is not None:

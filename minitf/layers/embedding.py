@@ -16,9 +16,9 @@ class EmbeddingCache(NamedTuple):
 class Embedding(Module):
     """``W_E`` (V, D), initialised N(0, init_std^2).  forward: ids (...) -> x (..., D).
 
-    ``padding_idx``: that row's gradient contribution is dropped, so the pad vector
-    never learns (as in ``torch.nn.Embedding(padding_idx=...)``); it is initialised
-    to zeros too.
+    ``padding_idx``: lookups of that row contribute no gradient, as in
+    ``torch.nn.Embedding(padding_idx=...)``; it is initialised to zeros too.  (A model
+    that ties its output head to this table still trains the row through the head.)
     """
 
     def __init__(self, vocab_size: int, d_model: int, padding_idx: int | None = None,

@@ -41,7 +41,7 @@ class FeedForward(Module):
         return y, FeedForwardCache(c1, ca, cd, c2)
 
     def backward(self, dy: np.ndarray, cache: FeedForwardCache) -> np.ndarray:
-        dh = self.linear2.backward(dy, cache.lin2)  # (..., F)
-        dh = self.dropout.backward(dh, cache.drop)  # (..., F)
-        da = self.act_backward(dh, cache.act)  # (..., F)
-        return self.linear1.backward(da, cache.lin1)  # (..., D)
+        dh = self.linear2.backward(dy, cache.lin2)  # (..., F)   forward: y = h W_2 + b_2
+        dh = self.dropout.backward(dh, cache.drop)  # (..., F)   forward: h = dropout(h)
+        da = self.act_backward(dh, cache.act)  # (..., F)        forward: h = act(a)
+        return self.linear1.backward(da, cache.lin1)  # (..., D) forward: a = x W_1 + b_1

@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..checks import check_shape
@@ -21,6 +23,11 @@ def sinusoidal_table(max_len: int, d_model: int) -> np.ndarray:
     P[:, 0::2] = np.sin(angle)
     P[:, 1::2] = np.cos(angle[:, : d_model // 2])
     return P
+
+
+class PositionalCache(NamedTuple):
+    T: int  # how many positions were added
+    offset: int  # starting at this one (rows offset .. offset+T-1 of P)
 
 
 class PositionalEncoding(Module):
@@ -45,14 +52,16 @@ class PositionalEncoding(Module):
 
     def forward(self, x: np.ndarray, offset: int = 0):
         check_shape("x", x, (None, None, self.d_model), f"(B, T, d_model={self.d_model})")
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+            raise ValueError(f"offset: expected a non-negative integer, got {offset!r}")
         T = x.shape[1]
         if offset + T > self.max_len:
             raise ValueError(
                 f"x: expected at most max_len={self.max_len} positions (offset {offset} + T {T}), "
                 f"got {offset + T}")
-        return x + self._P()[offset:offset + T], (T, offset)
+        return x + self._P()[offset:offset + T], PositionalCache(T, offset)  # (B, T, D)
 
-    def backward(self, dy: np.ndarray, cache) -> np.ndarray:
+    def backward(self, dy: np.ndarray, cache: PositionalCache) -> np.ndarray:
         T, offset = cache
         # forward: y = x + P[offset:offset+T]; only a learned P has a gradient
         if self.kind == "learned":

@@ -33,11 +33,12 @@ def input_forward(ids: np.ndarray, embed: Embedding, pos: PositionalEncoding, dr
 def input_backward(dx: np.ndarray, cache: InputCache, embed: Embedding, pos: PositionalEncoding,
                    drop: Dropout, scale: bool) -> None:
     """dx (B, T, D) -> accumulates into the embedding (and learned positions)."""
-    dx = drop.backward(dx, cache.drop)
-    dx = pos.backward(dx, cache.pos)
+    # forward: x = Dropout(e * sqrt(D) + P[offset:offset+T]),  e = W_E[ids]
+    dx = drop.backward(dx, cache.drop)  # (B, T, D)
+    dx = pos.backward(dx, cache.pos)  # (B, T, D); a learned P gets its gradient here
     if scale:
-        dx = dx * math.sqrt(embed.d_model)
-    embed.backward(dx, cache.embed)
+        dx = dx * math.sqrt(embed.d_model)  # (B, T, D) de
+    embed.backward(dx, cache.embed)  # scattered into the rows of W_E
 
 
 # ---- output head: logits = H W_U ------------------------------------------------------------

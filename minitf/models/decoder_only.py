@@ -1,10 +1,10 @@
 """A decoder-only (GPT-style) transformer from the same parts: the decoder block without
 cross-attention, under a causal mask, and the same input and head.
 
-    logits = W_U^T DecoderNorm(Blocks(Dropout(W_E[ids] sqrt(D) + P)))      (B, T, V)
+    logits = DecoderNorm(Blocks(Dropout(W_E[ids] sqrt(D) + P))) W_U      (B, T, V)
 
 It uses ``ModelConfig``'s target-side fields (``tgt_vocab_size``, ``n_decoder_layers``)
-and ignores the encoder's.  Trained on a seq2seq task it reads ``source <sep> target``
+and ignores the encoder's.  Trained on a seq2seq task it reads ``source <bos> target``
 as one sequence (see ``training.decoder_only_batch``).
 """
 from __future__ import annotations
@@ -73,10 +73,14 @@ class DecoderOnly(Module):
 
     def backward(self, dlogits: np.ndarray, cache: DecoderOnlyCache) -> np.ndarray:
         """dlogits (B, T, V) -> dH_dec (B, T, D); accumulates every parameter's gradient."""
+        # 1. the head.  forward: logits = H_dec @ W_U
         dH_dec = head_backward(dlogits, cache.H_dec, self)  # (B, T, D)
-        dx = self.decoder_norm.backward(dH_dec, cache.norm)
+        # 2. the final norm.  forward: H_dec = decoder_norm(x)
+        dx = self.decoder_norm.backward(dH_dec, cache.norm)  # (B, T, D)
+        # 3. the blocks, last to first; with no cross-attention there is no encoder to send to
         for l in reversed(range(len(self.decoder_layers))):
-            dx, _ = self.decoder_layers[l].backward(dx, cache.layers[l])  # no encoder to send to
+            dx, _ = self.decoder_layers[l].backward(dx, cache.layers[l])  # (B, T, D)
+        # 4. the embedding.  forward: x = Dropout(W_E[input_ids] sqrt(D) + P)
         input_backward(dx, cache.input, self.tgt_embed, self.tgt_pos, self.tgt_dropout, self.config.scale_embeddings)
         return dH_dec
 

@@ -92,13 +92,13 @@ class EncoderDecoder(Module):
         return key_padding_mask(src_ids, self.config.pad_id, dtype=self.dtype)
 
     # ---- forward ----------------------------------------------------------------------------
-    def _check_ids(self, name: str, ids, vocab_size: int, offset: int = 0) -> np.ndarray:
+    def _check_ids(self, name: str, ids, vocab_size: int) -> np.ndarray:
         ids = check_token_ids(name, ids, vocab_size)
         if ids.ndim != 2:
             raise ValueError(f"{name}: expected shape (B, length), got {ids.shape}")
-        if offset + ids.shape[1] > self.config.max_len:
+        if ids.shape[1] > self.config.max_len:
             raise ValueError(f"{name}: expected at most max_len={self.config.max_len} positions, "
-                             f"got {offset + ids.shape[1]}")
+                             f"got {ids.shape[1]}")
         return ids
 
     def encode(self, src_ids: np.ndarray):
