@@ -1,0 +1,64 @@
+"""The lesson notebooks mirror the course: their ``##`` headings are the lesson's
+sections, in order, with the course's exact titles; they are committed without outputs
+(the suite executes them through nbmake); they hold no model code of their own."""
+import json
+from pathlib import Path
+
+import pytest
+
+LESSONS = Path(__file__).resolve().parents[1] / "lessons"
+
+SECTIONS = {
+    "08-training-teacher-forcing.ipynb": [
+        "The tension: autoregression vs. parallel training",
+        "Shifted inputs and the causal mask, working together",
+        "The loss, summed over positions",
+        "The gradient's journey: through cross-attention into the encoder",
+        "Training vs. inference: the gap that matters",
+    ],
+    "09-inference.ipynb": [
+        "Encode once, decode many",
+        "Two KV caches",
+        "Greedy decoding and sampling",
+        "Beam search and length normalization",
+    ],
+}
+
+
+def _cells(name):
+    path = LESSONS / name
+    if not path.exists():
+        pytest.skip(f"{path} not present (an installed copy, not the repository)")
+    return json.loads(path.read_text())["cells"]
+
+
+def _section_titles(cells):
+    titles = []
+    for c in cells:
+        if c["cell_type"] != "markdown":
+            continue
+        for line in "".join(c["source"]).splitlines():
+            if line.startswith("## "):
+                title = line[3:].strip()
+                number, _, rest = title.partition(". ")
+                titles.append(rest if number.isdigit() else title)
+    return titles
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_headings_are_the_lesson_sections_in_order(name):
+    assert _section_titles(_cells(name)) == SECTIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_committed_without_outputs(name):
+    dirty = [i for i, c in enumerate(_cells(name)) if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"{name}: cells {dirty} carry outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_notebooks_import_minitf_and_define_no_model_code(name):
+    code = "\n".join("".join(c["source"]) for c in _cells(name) if c["cell_type"] == "code")
+    assert "minitf" in code
+    for forbidden in ("def forward", "def backward", "class ", "np.exp(", "@ W"):
+        assert forbidden not in code, f"{name} defines model code ({forbidden!r}); it belongs in minitf"
