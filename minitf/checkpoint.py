@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .checks import key_mismatch
+
 __all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into"]
 
 FORMAT = "minitf-checkpoint"
@@ -238,12 +240,6 @@ def load_checkpoint(path) -> Checkpoint:
 
 
 # -- into a model -----------------------------------------------------------------------------
-def _listing(names) -> str:
-    names = sorted(names)
-    more = f", ... ({len(names) - 10} more)" if len(names) > 10 else ""
-    return "[" + ", ".join(repr(n) for n in names[:10]) + more + "]"
-
-
 def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.ndarray],
                      what: str = "checkpoint") -> None:
     """Copy ``loaded`` arrays into the ``target`` arrays in place, cast to the target's dtype.
@@ -255,14 +251,9 @@ def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.n
     if not isinstance(target, Mapping) or not isinstance(loaded, Mapping):
         raise TypeError(f"{what}: expected two dicts name -> array (target, loaded), got "
                         f"{type(target).__name__} and {type(loaded).__name__}")
-    missing, unexpected = target.keys() - loaded.keys(), loaded.keys() - target.keys()
-    if missing or unexpected:
-        parts = []
-        if missing:
-            parts.append(f"missing {_listing(missing)}")
-        if unexpected:
-            parts.append(f"unexpected {_listing(unexpected)}")
-        raise ValueError(f"{what}: parameter names do not match the model's: " + "; ".join(parts))
+    mismatch = key_mismatch(target.keys(), loaded.keys())
+    if mismatch:
+        raise ValueError(f"{what}: parameter names do not match the model's: {mismatch}")
     bad = []
     for name, dst in target.items():
         src = loaded[name]

@@ -70,3 +70,17 @@ def check_probability(name: str, value, low_inclusive: bool = True, high_inclusi
         interval = ("[" if low_inclusive else "(") + "0, 1" + ("]" if high_inclusive else ")")
         raise ValueError(f"{name}: expected a value in {interval}, got {value!r}")
     return float(value)
+
+
+def key_mismatch(expected, got) -> str:
+    """Empty if the two collections of names are equal; otherwise an error-message fragment
+    ``"missing [...]; unexpected [...]"`` (sorted, cut short after ten names each)."""
+    def listing(names):
+        names = sorted(names)
+        more = f", ... ({len(names) - 10} more)" if len(names) > 10 else ""
+        return "[" + ", ".join(repr(n) for n in names[:10]) + more + "]"
+
+    missing, unexpected = set(expected) - set(got), set(got) - set(expected)
+    parts = ([f"missing {listing(missing)}"] if missing else []) + \
+            ([f"unexpected {listing(unexpected)}"] if unexpected else [])
+    return "; ".join(parts)

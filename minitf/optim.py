@@ -31,6 +31,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .checks import key_mismatch
+
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "global_grad_norm", "clip_grad_norm"]
 
 
@@ -53,27 +55,13 @@ def _check_betas(betas) -> tuple[float, float]:
     return float(b1), float(b2)
 
 
-def _names(names) -> str:
-    """``['a', 'b']`` for an error message, cut short after ten names."""
-    names = sorted(names)
-    shown = ", ".join(repr(n) for n in names[:10])
-    more = f", ... ({len(names) - 10} more)" if len(names) > 10 else ""
-    return f"[{shown}{more}]"
-
-
 def _check_grads(grads, params: Mapping[str, np.ndarray]) -> None:
     """Raise unless ``grads`` has exactly the keys of ``params`` and the same shapes."""
     if not isinstance(grads, Mapping):
         raise TypeError(f"grads: expected a dict name -> array, got {type(grads).__name__}")
-    if grads.keys() != params.keys():
-        missing = params.keys() - grads.keys()
-        extra = grads.keys() - params.keys()
-        parts = []
-        if missing:
-            parts.append(f"missing {_names(missing)}")
-        if extra:
-            parts.append(f"unexpected {_names(extra)}")
-        raise ValueError("grads: expected exactly the optimizer's parameter names; " + "; ".join(parts))
+    mismatch = key_mismatch(params.keys(), grads.keys())
+    if mismatch:
+        raise ValueError(f"grads: expected exactly the optimizer's parameter names; {mismatch}")
     for name, p in params.items():
         g = grads[name]
         if not isinstance(g, np.ndarray) or not np.issubdtype(g.dtype, np.floating):
@@ -176,15 +164,10 @@ class Optimizer:
         if not isinstance(state, Mapping):
             raise TypeError(f"state: expected a dict name -> array, got {type(state).__name__}")
         expected = {"step"} | {f"{b}/{n}" for b in self.state for n in self.params}
-        missing, extra = expected - state.keys(), state.keys() - expected
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"missing {_names(missing)}")
-            if extra:
-                parts.append(f"unexpected {_names(extra)}")
+        mismatch = key_mismatch(expected, state.keys())
+        if mismatch:
             raise ValueError(f"{type(self).__name__}.load_state_dict: state does not match this optimizer "
-                             f"and its parameters; " + "; ".join(parts))
+                             f"and its parameters; {mismatch}")
         step = np.asarray(state["step"])
         if step.shape != () or not np.issubdtype(step.dtype, np.integer) or int(step) < 0:
             raise ValueError(f"state['step']: expected a 0-d integer >= 0, got {state['step']!r}")

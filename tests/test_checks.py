@@ -97,3 +97,12 @@ def test_check_probability_inclusive_flags():
     with pytest.raises(ValueError, match=r"^top_p: expected a value in \(0, 1\], got 0.0$"):
         check_probability("top_p", 0.0, low_inclusive=False, high_inclusive=True)
     assert check_probability("top_p", 1.0, low_inclusive=False, high_inclusive=True) == 1.0
+
+
+def test_key_mismatch_lists_missing_and_unexpected_names():
+    from minitf.checks import key_mismatch
+
+    assert key_mismatch({"a", "b"}, ["b", "a"]) == ""
+    assert key_mismatch(["a", "b"], ["b", "c"]) == "missing ['a']; unexpected ['c']"
+    long = key_mismatch([f"p{i:02d}" for i in range(12)], [])
+    assert long.startswith("missing ['p00', 'p01'") and long.endswith("... (2 more)]")
