@@ -35,21 +35,14 @@ class AttentionCache(NamedTuple):
     A: np.ndarray  # (B, H, T, S)   attention weights, for dV and the softmax backward
 
 
-def _check_mask(mask: np.ndarray, scores_shape) -> None:
-    if not np.issubdtype(mask.dtype, np.floating):
+def _check_mask(mask: np.ndarray) -> None:
+    """The mask's values; its shape is checked by the addition itself (see below)."""
+    if mask.dtype.kind != "f":
         raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
                         f"got dtype {mask.dtype}; build one with minitf.masks")
     if not np.isfinite(mask).all():
         raise ValueError("mask: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
                          "fully masked row into nan; build one with minitf.masks")
-    try:
-        ok = np.ndim(mask) <= 4 and np.broadcast_shapes(np.shape(mask), scores_shape) == scores_shape
-    except ValueError:
-        ok = False
-    if not ok:
-        raise ValueError(
-            f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores_shape}, "
-            f"e.g. (T, S) or (B, 1, 1, S); got {np.shape(mask)}")
 
 
 def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):
@@ -59,15 +52,21 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     A query whose every key is masked gets all-zero weights, hence a zero output and a
     zero gradient, instead of a meaningless uniform average.
     """
-    check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
-    check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
+    if K.shape[:-2] != Q.shape[:-2] or K.shape[-1:] != Q.shape[-1:] or V.shape != K.shape:
+        check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
+        check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
     Dh = Q.shape[-1]
     scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     scores *= 1.0 / math.sqrt(Dh)
     if mask is not None:
         mask = np.asarray(mask)
-        _check_mask(mask, scores.shape)
-        scores += mask
+        _check_mask(mask)
+        try:
+            scores += mask  # in place, so a mask that would make scores bigger is refused too
+        except ValueError:
+            raise ValueError(
+                f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores.shape}, "
+                f"e.g. (T, S) or (B, 1, 1, S); got {mask.shape}") from None
     A = softmax(scores)  # (B, H, T, S)
     if mask is not None:
         row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?

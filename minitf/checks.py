@@ -27,6 +27,17 @@ def check_shape(name: str, x, expected: Sequence, hint: str = "") -> None:
     raise ValueError(f"{name}: expected shape {_fmt(expected)}{extra}, got {tuple(shape)}")
 
 
+def check_last_dim(name: str, x, n: int, hint: str = "") -> None:
+    """Raise ``ValueError`` unless ``x``'s last axis has length ``n`` (leading axes free).
+
+    The check every position-wise layer needs (Linear, LayerNorm); one tuple comparison
+    when the shape is right, :func:`check_shape`'s message when it is not.
+    """
+    shape = np.shape(x)
+    if shape[-1:] != (n,):
+        check_shape(name, x, (None,) * max(len(shape) - 1, 1) + (n,), hint)
+
+
 def check_float(name: str, x) -> None:
     """Raise ``TypeError`` unless ``x`` is a floating-point array."""
     dt = np.asarray(x).dtype

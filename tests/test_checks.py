@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from minitf.checks import check_float, check_positive_int, check_probability, check_shape, check_token_ids
+from minitf.checks import (check_float, check_last_dim, check_positive_int, check_probability, check_shape,
+                           check_token_ids)
 
 
 # ---- check_shape ----------------------------------------------------------------------------
@@ -31,6 +32,24 @@ def test_check_shape_message(shape, expected, shown):
 def test_check_shape_includes_the_hint():
     with pytest.raises(ValueError, match=r"^x: expected shape \(\*, 8\) \(last dim must be D=8\), got \(3, 7\)$"):
         check_shape("x", np.zeros((3, 7)), (None, 8), "last dim must be D=8")
+
+
+# ---- check_last_dim ---------------------------------------------------------------------------
+def test_check_last_dim_accepts_any_leading_axes():
+    for shape in [(8,), (3, 8), (2, 3, 8), (1, 1, 1, 8)]:
+        check_last_dim("x", np.zeros(shape), 8)
+
+
+@pytest.mark.parametrize("shape, shown", [
+    ((3, 7), r"\(\*, 8\)"),
+    ((2, 3, 7), r"\(\*, \*, 8\)"),
+    ((8, 1), r"\(\*, 8\)"),  # the last axis, not any axis
+    ((), r"\(\*, 8\)"),  # a scalar has no last axis
+])
+def test_check_last_dim_message(shape, shown):
+    got = r"\(" + r", ".join(map(str, shape)) + r"\)"
+    with pytest.raises(ValueError, match=rf"^x: expected shape {shown} \(last dim must be D=8\), got {got}$"):
+        check_last_dim("x", np.zeros(shape), 8, "last dim must be D=8")
 
 
 # ---- check_float ------------------------------------------------------------------------------

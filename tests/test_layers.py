@@ -16,6 +16,7 @@ from minitf.layers import (ACTIVATIONS, Dropout, Embedding, FeedForward, LayerNo
                            PositionalEncoding, gelu_backward, gelu_forward, gelu_tanh_backward,
                            gelu_tanh_forward, get_activation, log_softmax, log_softmax_backward,
                            relu_backward, relu_forward, sinusoidal_table, softmax, softmax_backward)
+from minitf.layers.reductions import mean_last, sum_last, sum_rows
 from minitf.module import Module
 
 B, T, D, F, V = 2, 4, 8, 12, 10
@@ -115,6 +116,26 @@ def test_layernorm_rejects_wrong_last_dim():
     ln = LayerNorm(D)
     with pytest.raises(ValueError, match=r"^x: expected shape \(\*, \*, 8\).*d_model=8.*got \(2, 3, 6\)"):
         ln.forward(np.zeros((2, 3, 6), np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7,), (3, 128), (2, 5, 96), (2, 3, 4, 33)])
+def test_reductions_equal_numpy_sums(rng, dtype, shape):
+    """sum_last, mean_last and sum_rows are BLAS products with constant vectors; they must
+    compute NumPy's sums and means (to rounding), whatever the leading axes and n."""
+    x = rng.standard_normal(shape).astype(dtype)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for got, want in [(sum_last(x), x.sum(axis=-1, keepdims=True)),
+                      (mean_last(x), x.mean(axis=-1, keepdims=True)),
+                      (sum_rows(x.reshape(-1, shape[-1])), x.reshape(-1, shape[-1]).sum(axis=0))]:
+        assert got.dtype == dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **tol)
+
+
+def test_mean_last_is_exact_for_a_power_of_two(rng):
+    """With n = 2^k, multiplying by 1/n is exact, so x @ (1/n) is the sum divided by n to the bit."""
+    x = rng.standard_normal((4, 6, 128))
+    np.testing.assert_array_equal(mean_last(x), sum_last(x) / 128)
 
 
 # ---- activations -----------------------------------------------------------------------

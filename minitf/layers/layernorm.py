@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..checks import check_shape
+from ..checks import check_last_dim
 from ..module import Module
 from .reductions import mean_last, sum_rows
 
@@ -30,11 +30,11 @@ class LayerNorm(Module):
         self.add_param("beta", np.zeros(d_model))
 
     def forward(self, x: np.ndarray):
-        check_shape("x", x, (None,) * (np.ndim(x) - 1) + (self.d_model,), f"last dim must be d_model={self.d_model}")
+        check_last_dim("x", x, self.d_model, f"last dim must be d_model={self.d_model}")
         mu = mean_last(x)  # (..., 1)
         x_hat = x - mu  # (..., D) centred; scaled in place two lines down
         var = mean_last(x_hat * x_hat)  # (..., 1) biased, as in the paper and torch
-        rstd = (var + self.eps) ** -0.5  # (..., 1) 1 / sqrt(var + eps)
+        rstd = 1.0 / np.sqrt(var + self.eps)  # (..., 1)
         x_hat *= rstd  # (..., D) now (x - mu) / sqrt(var + eps)
         y = x_hat * self.params["gamma"]
         y += self.params["beta"]

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..checks import check_shape
+from ..checks import check_last_dim
 from ..module import Module
 from .reductions import sum_rows
 
@@ -66,7 +66,7 @@ class Linear(Module):
 
     def forward(self, x: np.ndarray):
         """x: (..., D_in) -> y: (..., D_out)"""
-        check_shape("x", x, (None,) * (np.ndim(x) - 1) + (self.d_in,), f"last dim must be D_in={self.d_in}")
+        check_last_dim("x", x, self.d_in, f"last dim must be D_in={self.d_in}")
         y = affine_forward(x, self.params["W"], self.params.get("b"))
         return y, LinearCache(x)
 
