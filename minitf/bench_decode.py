@@ -14,8 +14,9 @@ weights are), batch size 1, a 32-token source:
 
 Timing is honest and simple: ``time.perf_counter``, one warm-up run first, the median of
 ``repeats`` runs (single steps: the median of ``min(10 * repeats, 100)`` calls).  A time
-budget (``max_seconds``, 25 s) ends the greedy runs early on a slow or busy machine, after
-at least 3; the result says how many ran.  Cached and uncached
+budget (``max_seconds``, 25 s) ends the batch-1 greedy runs early on a slow or busy machine,
+after at least 3; the result says how many ran (the batch-8 comparison always runs its 3
+rounds, after the budget's greedy runs).  Cached and uncached
 runs alternate, so a change in machine load during the bench hits both alike.  ``<eos>``
 is disabled (``eos_id=None``) so every run produces exactly T tokens.  The process uses
 the same memory setting as the training benchmark (:func:`minitf.runtime.keep_freed_memory`).

@@ -111,6 +111,22 @@ def _check_model(model) -> None:
         raise TypeError(f"model: expected a minitf EncoderDecoder, got {type(model).__name__}")
 
 
+def _check_eval(model) -> None:
+    if model.training and model.config.dropout > 0:
+        raise ValueError("model: expected eval mode for decoding (dropout is active in training "
+                         "mode); call model.eval() first")
+
+
+def _check_cache_fits(model, cache: KVCache) -> None:
+    """A cache made for another model would be read wrongly (or cut short by zip): refuse it."""
+    c = model.config
+    got = (len(cache.layers), cache.layers[0].K_self.shape[1], cache.layers[0].K_self.shape[3]) if cache.layers \
+        else (0, None, None)
+    if got != (c.n_decoder_layers, c.n_heads, c.d_head):
+        raise ValueError(f"cache: expected one made for this model ({c.n_decoder_layers} decoder layers, "
+                         f"{c.n_heads} heads of size {c.d_head}), got {got[0]} layers, {got[1]} heads of size {got[2]}")
+
+
 def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *,
                group_size: int = 1, max_len: int | None = None) -> KVCache:
     """Empty self-attention caches and full cross-attention caches for ``H_enc``.
@@ -137,9 +153,7 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
     """
     _check_model(model)
     c = model.config
-    if model.training and c.dropout > 0:
-        raise ValueError("model: expected eval mode for decoding (dropout is active in training "
-                         "mode); call model.eval() first")
+    _check_eval(model)
     G = check_positive_int("group_size", group_size)
     T_max = c.max_len if max_len is None else check_positive_int("max_len", max_len)
     if T_max > c.max_len:
@@ -234,6 +248,8 @@ def decode_step(model: EncoderDecoder, decoder_input_ids, cache: KVCache):
         ``length`` advanced by T_new (same buffers).
     """
     c = model.config
+    _check_eval(model)
+    _check_cache_fits(model, cache)
     ids = check_token_ids("decoder_input_ids", decoder_input_ids, c.tgt_vocab_size)
     N, t = cache.batch_rows, cache.length
     if ids.ndim != 2 or ids.shape[0] != N or ids.shape[1] < 1:
@@ -324,6 +340,7 @@ def top_k_filter(logits: np.ndarray, k: int) -> np.ndarray:
 
     logits (..., V) -> (..., V), a new array.
     """
+    _check_top_k("k", k)
     logits = np.array(logits, dtype=np.result_type(logits, np.float32))
     V = logits.shape[-1]
     if k == 0 or k >= V:
@@ -335,22 +352,25 @@ def top_k_filter(logits: np.ndarray, k: int) -> np.ndarray:
 
 def top_p_filter(logits: np.ndarray, p: float) -> np.ndarray:
     """Nucleus filtering: keep the smallest set of most likely tokens whose probability
-    mass reaches p; the rest become -inf (Hugging Face's ``TopPLogitsWarper``).
+    mass reaches p; the rest become -inf (Hugging Face's ``TopPLogitsWarper``, computed
+    its way).
 
-    Tokens are taken in order of decreasing logit (equal logits: lower id first); token i
-    is kept when the mass of the tokens before it is still below p, so the most likely
-    token is always kept and ``p = 1`` keeps every token of non-zero probability.
+    Sort the tokens from least to most likely and remove each one whose mass, together
+    with every token below it, is still at most 1 - p: what stays has mass >= p, and
+    without its least likely member it would fall short.  The most likely token always
+    stays; ``p = 1`` keeps every token.  Among equal logits the lower id sorts first and
+    so goes first, as with Hugging Face's ascending sort.
 
     logits (..., V) -> (..., V), a new array.
     """
+    _check_top_p("p", p)
     logits = np.array(logits, dtype=np.result_type(logits, np.float32))
     if p >= 1.0:
         return logits
-    order = np.argsort(-logits, axis=-1, kind="stable")  # (..., V) most likely first
-    probs = softmax(np.take_along_axis(logits, order, axis=-1))  # (..., V) in that order
-    cum = np.cumsum(probs, axis=-1)  # (..., V)
-    mass_before = np.concatenate([np.zeros_like(cum[..., :1]), cum[..., :-1]], axis=-1)  # (..., V)
-    remove_sorted = mass_before >= p  # the set had already reached p before this token
+    order = np.argsort(logits, axis=-1, kind="stable")  # (..., V) least likely first
+    cum = np.cumsum(softmax(np.take_along_axis(logits, order, axis=-1)), axis=-1)  # (..., V) mass up to each
+    remove_sorted = cum <= 1.0 - p  # the tokens above them already hold mass >= p
+    remove_sorted[..., -1] = False  # the most likely token always stays
     remove = np.empty_like(remove_sorted)
     np.put_along_axis(remove, order, remove_sorted, axis=-1)  # back to vocabulary order
     logits[remove] = -np.inf
@@ -458,13 +478,21 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
 
 
+def _check_top_k(name: str, k) -> None:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise ValueError(f"{name}: expected a non-negative integer (0 = no top-k filtering), got {k!r}")
+
+
+def _check_top_p(name: str, p) -> None:
+    if not _is_number(p) or not 0 < p <= 1:
+        raise ValueError(f"{name}: expected a value in (0, 1] (1 = no top-p filtering), got {p!r}")
+
+
 def _check_sampling_args(temperature, top_k, top_p) -> None:
     if not _is_number(temperature) or not math.isfinite(temperature) or temperature <= 0:
         raise ValueError(f"temperature: expected a positive finite number, got {temperature!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 0:
-        raise ValueError(f"top_k: expected a non-negative integer (0 = no top-k filtering), got {top_k!r}")
-    if not _is_number(top_p) or not 0 < top_p <= 1:
-        raise ValueError(f"top_p: expected a value in (0, 1] (1 = no top-p filtering), got {top_p!r}")
+    _check_top_k("top_k", top_k)
+    _check_top_p("top_p", top_p)
 
 
 def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id, eos_id):
@@ -474,9 +502,7 @@ def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id
     if max_new_tokens is None:
         T_max = c.max_len
     else:
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 1:
-            raise ValueError(f"max_new_tokens: expected a positive integer, got {max_new_tokens!r}")
-        T_max = int(max_new_tokens)
+        T_max = check_positive_int("max_new_tokens", max_new_tokens)
     if T_max > c.max_len:
         raise ValueError(f"max_new_tokens: expected at most the model's max_len={c.max_len} "
                          f"(positions the decoder knows), got {T_max}")
@@ -499,10 +525,20 @@ def _as_rng(rng) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"rng: expected a np.random.Generator or a non-negative integer seed, got {rng!r}")
         return np.random.default_rng(int(rng))
-    raise TypeError(f"rng: expected a np.random.Generator or an integer seed, got {type(rng).__name__}")
+    raise TypeError(f"rng: expected a np.random.Generator or a non-negative integer seed, got {type(rng).__name__}")
 
 
+def _check_not_all_banned(scores: np.ndarray, live: np.ndarray, what: str, n: int, t: int) -> None:
+    """scores (M, *) after the n-gram bans, live (M,): a live row with nothing left to choose
+    (n = 1 bans every token once each has been used) is an error, not a silent pad."""
+    stuck = live & ~np.isfinite(scores).any(axis=-1)  # (M,)
+    if stuck.any():
+        raise ValueError(f"no_repeat_ngram_size: expected a size that leaves a token to choose; with n={n} every "
+                         f"token is banned for {what} {int(np.argmax(stuck))} at step {t} (use a larger n or a "
+                         f"smaller max_new_tokens)")
 
 
 def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -571,6 +607,7 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
         if no_repeat_ngram_size:
             logits = np.where(banned_ngram_tokens(ids[:, :t + 1], no_repeat_ngram_size, logits.shape[-1]),
                               -np.inf, logits)
+            _check_not_all_banned(logits, ~done, "row", no_repeat_ngram_size, t)
         tokens, dist_logits = choose(logits)  # (N,), (N, V)
         tokens = np.where(done, c.pad_id, tokens)  # finished rows are padded
         if trace:
@@ -707,10 +744,11 @@ def _check_beam_args(num_beams, num_return_sequences, length_penalty, length_pen
         raise ValueError(f"length_penalty: expected a finite number, got {length_penalty!r}")
     if length_penalty_style not in ("hf", "gnmt"):
         raise ValueError(f"length_penalty_style: expected 'hf' or 'gnmt', got {length_penalty_style!r}")
-    if early_stopping not in (True, False, "never") or isinstance(early_stopping, (int, float)) \
-            and not isinstance(early_stopping, bool):
+    if isinstance(early_stopping, (bool, np.bool_)):
+        early_stopping = bool(early_stopping)  # np.True_ is not True
+    elif not (isinstance(early_stopping, str) and early_stopping == "never"):
         raise ValueError(f"early_stopping: expected True, False or 'never', got {early_stopping!r}")
-    return K, R
+    return K, R, early_stopping
 
 
 def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_sequences: int = 1,
@@ -734,9 +772,8 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
     * ``"never"``: only when no live beam can still beat it (with a positive length
       penalty, the best sum normalised by ``max_new_tokens``): the canonical algorithm.
 
-    Lengths count generated tokens with ``<eos>``, not the start token (Hugging Face's
-    ``hyp.shape[-1]`` for encoder-decoders before version 4.38; later versions leave
-    ``<eos>`` out).
+    Lengths count generated tokens with ``<eos>``, not the start token, as Hugging Face's
+    ``BeamSearchScorer`` counts them (``cur_len - decoder_prompt_len``, transformers 4.45).
 
     Parameters
     ----------
@@ -758,7 +795,8 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
         ``trace``, each TraceStep lists the 2K candidates (status "kept", "finished" or
         "dropped") and the pool of finished hypotheses after the step.
     """
-    K, R = _check_beam_args(num_beams, num_return_sequences, length_penalty, length_penalty_style, early_stopping)
+    K, R, early_stopping = _check_beam_args(num_beams, num_return_sequences, length_penalty, length_penalty_style,
+                                            early_stopping)
     src_ids, T_max = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id, eos_id)
     c = model.config
     V = c.tgt_vocab_size
@@ -787,6 +825,8 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
             if no_repeat_ngram_size:
                 logp = np.where(banned_ngram_tokens(ids[:, :t + 1], no_repeat_ngram_size, V), -np.inf, logp)
             cand = (beam_scores.reshape(N, 1) + logp).reshape(B, K * V)  # (B, K*V) every extension's sum
+            if no_repeat_ngram_size:
+                _check_not_all_banned(cand, ~done, "example", no_repeat_ngram_size, t)
             top = np.argsort(-cand, axis=1, kind="stable")[:, :2 * K]  # (B, 2K) the 2K best, best first
             top_scores = np.take_along_axis(cand, top, axis=1)  # (B, 2K)
             top_beam, top_token = np.divmod(top, V)  # (B, 2K) which beam, which token
@@ -905,7 +945,7 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
     ValueError
         Not a checkpoint; no model config or tokenizer in it; a config ``ModelConfig``
         rejects; parameters missing, unexpected or mis-shaped for that config (named);
-        a tokenizer that does not fit the model's vocabulary.
+        a tokenizer whose size differs from the model's vocabularies.
     """
     ckpt = load_checkpoint(path)
     where = f"checkpoint {str(path)!r}"
@@ -925,7 +965,9 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: cannot rebuild the tokenizer: {e}") from None
     for name in ("src_vocab_size", "tgt_vocab_size"):
-        if tokenizer.vocab_size > getattr(config, name):
+        # equal, not merely large enough: a bigger model vocabulary could emit ids the
+        # tokenizer cannot turn back into text
+        if tokenizer.vocab_size != getattr(config, name):
             raise ValueError(f"{where}: the tokenizer has {tokenizer.vocab_size} tokens but the model's "
                              f"{name} is {getattr(config, name)}")
     if tokenizer.pad_id != config.pad_id:

@@ -44,6 +44,12 @@ def test_decode_bench_runs_small_and_reports():
     assert "speedup" in text and "goal" in text
 
 
-def test_bench_rejects_bad_repeats():
-    with pytest.raises(SystemExit, match="--repeats: expected a positive integer, got 0"):
-        main(["bench", "--repeats", "0"])
+@pytest.mark.parametrize("argv, message", [
+    (["--repeats", "0"], "--repeats: expected a positive integer, got 0"),
+    (["--decode", "--repeats", "-1"], "--repeats: expected a positive integer, got -1"),
+    (["--decode", "--no-torch"], "--no-torch: only used without --decode"),
+])
+def test_bench_rejects_bad_arguments_with_exit_code_2(capsys, argv, message):
+    assert main(["bench", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("minitf bench: error: ") and message in err, err

@@ -448,7 +448,8 @@ def test_top_k_keeps_the_k_largest_and_ties_at_the_kth_value():
 
 def test_top_p_keeps_the_smallest_set_reaching_p():
     uniform = np.zeros(4)  # p = 0.25 each, exactly
-    assert np.isfinite(top_p_filter(uniform, 0.5)).tolist() == [True, True, False, False]  # reaches 0.5 exactly
+    # reaches 0.5 exactly with two; of four equal tokens the higher ids stay (Hugging Face's ascending sort)
+    assert np.isfinite(top_p_filter(uniform, 0.5)).tolist() == [False, False, True, True]
     assert np.isfinite(top_p_filter(uniform, 0.5000001)).sum() == 3
     assert np.isfinite(top_p_filter(uniform, 0.25)).sum() == 1
     assert np.isfinite(top_p_filter(uniform, 1.0)).all()
@@ -471,11 +472,17 @@ def _hf_top_p_reference(logits, p):
     return ~remove
 
 
-def test_top_p_agrees_with_the_hugging_face_formulation(rng):
-    for _ in range(200):
-        logits = rng.standard_normal(12) * rng.uniform(0.5, 4)
+@pytest.mark.parametrize("ties", [False, True])
+def test_top_p_agrees_with_the_hugging_face_formulation(rng, ties):
+    """Token for token, ties included (integer logits tie often, and a cut through a run of
+    equal logits must fall where Hugging Face's does)."""
+    for _ in range(300):
+        logits = rng.integers(-3, 3, size=12).astype(float) if ties else rng.standard_normal(12) * rng.uniform(0.5, 4)
         p = rng.uniform(0.05, 0.99)
         np.testing.assert_array_equal(np.isfinite(top_p_filter(logits, p)), _hf_top_p_reference(logits, p))
+    rows = rng.integers(-3, 3, size=(5, 12)).astype(float)  # batched rows agree with one row at a time
+    np.testing.assert_array_equal(np.isfinite(top_p_filter(rows, 0.7)),
+                                  [_hf_top_p_reference(r, 0.7) for r in rows])
 
 
 def test_warp_logits_applies_temperature_then_top_k_then_top_p():
@@ -606,6 +613,62 @@ def test_other_bad_inputs(rng):
         greedy_search(object(), padded_sources(rng))
     with pytest.raises(ValueError, match="top_p"):
         warp_logits(np.zeros(3), top_p=2.0)
+    with pytest.raises(ValueError, match=r"^rng: expected a np.random.Generator or a non-negative integer seed, "
+                                         r"got -1$"):
+        sample(model, padded_sources(rng), rng=-1)
+
+
+@pytest.mark.parametrize("k", [-1, 2.5, True, None])
+def test_top_k_filter_rejects_a_bad_k(k):
+    with pytest.raises(ValueError, match=rf"^k: expected a non-negative integer .*got {k!r}$"):
+        top_k_filter(np.zeros(4), k)
+
+
+@pytest.mark.parametrize("p", [0.0, -0.5, 1.5, float("nan"), "0.5", True])
+def test_top_p_filter_rejects_a_p_outside_0_1(p):
+    with pytest.raises(ValueError, match=r"^p: expected a value in \(0, 1\]"):
+        top_p_filter(np.zeros(4), p)
+
+
+def test_early_stopping_accepts_numpy_booleans_as_booleans(rng):
+    """np.True_ is not ``True``: it must still mean True, not fall through to False."""
+    model, src = make_model(), padded_sources(rng)
+    for flag in (True, False):
+        want = beam_search(model, src, num_beams=3, max_new_tokens=8, early_stopping=flag)
+        got = beam_search(model, src, num_beams=3, max_new_tokens=8, early_stopping=np.bool_(flag))
+        np.testing.assert_array_equal(got.sequences, want.sequences)
+        np.testing.assert_array_equal(got.scores, want.scores)
+    with pytest.raises(ValueError, match="early_stopping: expected True, False or 'never', got 1"):
+        beam_search(model, src, num_beams=3, early_stopping=1)
+
+
+def test_a_no_repeat_size_that_bans_every_token_is_an_error(rng):
+    """n = 1 forbids any token twice: with 9 tokens, <bos> one of them, step t = 8 has nothing left.  Padding
+    the row, or sampling from an all -inf row (nan), would hide that."""
+    model, src = make_model(tgt_vocab=9), padded_sources(rng)
+    pattern = r"^no_repeat_ngram_size: .*with n=1 every token is banned for (row|example) \d+ at step 8"
+    with pytest.raises(ValueError, match=pattern):
+        greedy_search(model, src, max_new_tokens=12, no_repeat_ngram_size=1, eos_id=None)
+    with pytest.raises(ValueError, match=pattern):
+        sample(model, src, rng=0, max_new_tokens=12, no_repeat_ngram_size=1, eos_id=None)
+    with pytest.raises(ValueError, match=pattern):
+        beam_search(model, src, num_beams=2, max_new_tokens=12, no_repeat_ngram_size=1, eos_id=None)
+    # one step fewer is fine: every row still has a token left
+    out = greedy_search(model, src, max_new_tokens=8, no_repeat_ngram_size=1, eos_id=None)
+    assert all(len(set(row)) == len(row) for row in out.sequences.tolist())
+
+
+def test_decode_step_refuses_training_mode_and_a_cache_from_another_model(rng):
+    model, src = make_model(dropout=0.1), padded_sources(rng)
+    cache = start_decoding(model.eval(), src)
+    first = np.full((src.shape[0], 1), dec.START_ID)
+    model.train()
+    with pytest.raises(ValueError, match="model: expected eval mode"):
+        decode_step(model, first, cache)
+    deeper = EncoderDecoder(model.config.replace(n_decoder_layers=3)).eval()
+    with pytest.raises(ValueError, match=r"^cache: expected one made for this model \(3 decoder layers, 4 heads "
+                                         r"of size 4\), got 2 layers, 4 heads of size 4$"):
+        decode_step(deeper, first, cache)
 
 
 # =====================================================================================
@@ -667,5 +730,11 @@ def test_load_model_rejects_incompatible_checkpoints(tmp_path):
     save_run(tmp_path / "bigtok.npz", model, tok, extra={"tokenizer": CharTokenizer("abcdefghij").to_dict()})
     with pytest.raises(ValueError, match="tokenizer has 14 tokens"):
         load_model(tmp_path / "bigtok.npz")
+    # a model vocabulary bigger than the tokenizer could emit ids with no text
+    big = EncoderDecoder(cfg.replace(src_vocab_size=tok.vocab_size + 3, tgt_vocab_size=tok.vocab_size + 3))
+    save_run(tmp_path / "bigvocab.npz", big, tok)
+    with pytest.raises(ValueError, match=rf"tokenizer has {tok.vocab_size} tokens but the model's src_vocab_size "
+                                         rf"is {tok.vocab_size + 3}"):
+        load_model(tmp_path / "bigvocab.npz")
     with pytest.raises(FileNotFoundError):
         load_model(tmp_path / "absent.npz")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -15,8 +16,14 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    problem = None
     if args.repeats is not None and args.repeats < 1:
-        raise SystemExit(f"minitf bench: --repeats: expected a positive integer, got {args.repeats}")
+        problem = f"--repeats: expected a positive integer, got {args.repeats}"
+    elif args.decode and args.no_torch:
+        problem = "--no-torch: only used without --decode (the decoding benchmark does not run PyTorch)"
+    if problem:
+        print(f"minitf bench: error: {problem}", file=sys.stderr)
+        return 2
     if args.decode:
         from ..bench_decode import format_decode_report, run_decode_bench
 

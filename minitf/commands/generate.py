@@ -115,10 +115,11 @@ def run(args: argparse.Namespace) -> int:
             for py, flag in (("num_beams", "--beams"), ("num_return_sequences", "--num-return"),
                              ("max_new_tokens", "--max-len"), ("top_p", "--top-p"), ("top_k", "--top-k"),
                              ("temperature", "--temperature"), ("no_repeat_ngram_size", "--no-repeat-ngram"),
-                             ("length_penalty", "--length-penalty")):
+                             ("length_penalty", "--length-penalty"), ("rng", "--seed")):
                 if msg.startswith(py + ":"):
                     msg = flag + msg[len(py):]
                     break
+            msg = msg.replace("num_beams=", "--beams ")
             raise _UsageError(msg) from None
     except _UsageError as e:
         print(f"minitf generate: error: {e}", file=sys.stderr)
@@ -134,5 +135,6 @@ def run(args: argparse.Namespace) -> int:
                   f"{len(h)} tokens, {end})")
     if args.trace:
         print()
+        print("trace (example b is input b + 1):")
         print(decoding.format_trace(out.trace, tokenizer))
     return 0

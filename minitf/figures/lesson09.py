@@ -33,7 +33,7 @@ import numpy as np
 
 from ..config import ModelConfig
 from ..data import IGNORE_INDEX
-from ..decoding import Hypothesis, beam_search, decode_step, greedy_search, start_decoding
+from ..decoding import START_ID, Hypothesis, beam_search, decode_step, greedy_search, start_decoding
 from ..layers.softmax import log_softmax
 from ..models.encoder_decoder import EncoderDecoder
 from ..tasks import Task, get_task
@@ -127,7 +127,7 @@ def sequence_log_probs(model: EncoderDecoder, batch) -> np.ndarray:
     return np.where(real, picked, 0.0).sum(axis=1)  # (B,)
 
 
-def token_log_probs(model: EncoderDecoder, src_ids, tokens, start_id: int = 1) -> np.ndarray:
+def token_log_probs(model: EncoderDecoder, src_ids, tokens, start_id: int = START_ID) -> np.ndarray:
     """The model's log-probability of each token of ``tokens`` given the ones before it.
 
     src_ids (1, S), tokens (T,) generated ids (``<eos>`` included) -> (T,) float64; their
