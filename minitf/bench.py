@@ -17,7 +17,7 @@ from .data import make_batch
 from .loss import cross_entropy
 from .models import EncoderDecoder
 from .optim import AdamW
-from .runtime import keep_freed_memory
+from .runtime import busy_machine_note, keep_freed_memory, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
                  n_encoder_layers=2, n_decoder_layers=2, max_len=64, dtype="float32")
@@ -88,6 +88,7 @@ def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 
 def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True) -> dict:
     """Median seconds per step for NumPy (and PyTorch eager, taking turns with it in three
     blocks of ``repeats`` steps each), tokens/s and the ratio."""
+    load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
     cfg = ModelConfig(**REFERENCE, seed=seed)
     batch = reference_batch(seed=seed)
@@ -96,6 +97,7 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
     out = {"config": {**REFERENCE, "batch_size": 32, "src_len": 32, "tgt_len": 32},
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,
+           "load_average": load, "cpu_count": os.cpu_count(),
            "torch_tokens_per_s": None, "ratio": None}
     if with_torch:
         try:
@@ -131,4 +133,7 @@ def format_train_report(r: dict) -> str:
     if r.get("openblas_coretype"):
         lines.append(f"  note: OPENBLAS_CORETYPE={r['openblas_coretype']} is set, so NumPy's OpenBLAS uses that "
                      "CPU's kernels, whatever this CPU supports")
+    busy = busy_machine_note(r.get("load_average"), r.get("cpu_count"))
+    if busy:
+        lines.append("  " + busy)
     return "\n".join(lines)

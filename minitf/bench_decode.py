@@ -35,7 +35,7 @@ import numpy as np
 from .config import ModelConfig
 from .decoding import decode_step, greedy_search, start_decoding
 from .models.encoder_decoder import EncoderDecoder
-from .runtime import keep_freed_memory
+from .runtime import busy_machine_note, keep_freed_memory, load_average
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
 FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
@@ -160,7 +160,8 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         ``batch_size``, ``source_length``, ``dtype``, ``repeats``, ``greedy_rounds`` (runs
         actually timed per length), ``numpy``, ``cpu_count``,
         ``blas_threads_env`` (the thread-count variables as set, None = library default),
-        ``keep_freed_memory`` (whether the allocator setting applied), ``seconds`` (the
+        ``keep_freed_memory`` (whether the allocator setting applied), ``load_average`` (the
+        1-minute load average before the bench started; >= 1 gets a warning), ``seconds`` (the
         bench's own wall time).
     """
     wall = time.perf_counter()
@@ -173,6 +174,7 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
     if max(max(ts) + 1, *Ts) > config.max_len:
         raise ValueError(f"ts, T, more_T: expected positions below max_len={config.max_len}, "
                          f"got T={T}, more_T={tuple(more_T)}, ts={tuple(ts)}")
+    load = load_average()  # before any work of ours: how busy the machine already is
     memory_setting = keep_freed_memory()  # as the training benchmark does
     model = EncoderDecoder(config).eval()
     src_ids = _source(config, seed)
@@ -222,6 +224,7 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         "cpu_count": os.cpu_count(),
         "blas_threads_env": {k: os.environ.get(k) for k in BLAS_THREAD_VARS},
         "keep_freed_memory": memory_setting,
+        "load_average": load,
         "seconds": time.perf_counter() - wall,
     }
 
@@ -267,4 +270,7 @@ def format_decode_report(result: dict) -> str:
         lines.append("note: with several BLAS threads on a busy machine the uncached run's larger matrix "
                      "products can slow down far more than the cached steps, inflating the speedup; "
                      "OPENBLAS_NUM_THREADS=1 gives steadier numbers")
+    busy = busy_machine_note(result.get("load_average"), result.get("cpu_count"))
+    if busy:
+        lines.append(busy)
     return "\n".join(lines)

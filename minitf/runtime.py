@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 
 # from glibc's <malloc.h>
 M_TRIM_THRESHOLD = -1
@@ -42,3 +43,25 @@ def keep_freed_memory(max_block_bytes: int = 1 << 30) -> bool:
           and mallopt(M_TOP_PAD, 64 << 20) == 1)
     _applied = ok
     return ok
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: how many processes were running or waiting for a CPU,
+    averaged over the last minute; None where the OS does not report one.
+
+    The benchmarks record it before they start: on a busy machine their timings measure
+    the competition as much as the code."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return None
+
+
+def busy_machine_note(load: float | None, cpu_count: int | None) -> str | None:
+    """A warning line for a benchmark report when ``load`` says other work was running
+    (at least one busy CPU's worth), else None."""
+    if load is None or load < 1.0:
+        return None
+    return (f"warning: the machine was busy when the benchmark started (1-minute load average {load:.2f} "
+            f"on {cpu_count or '?'} CPUs); other processes share the CPUs, so these timings are not "
+            f"reliable: run again on a quiet machine")

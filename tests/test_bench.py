@@ -44,6 +44,18 @@ def test_decode_bench_runs_small_and_reports():
     assert "speedup" in text and "goal" in text
 
 
+def test_reports_warn_when_the_machine_was_busy():
+    """A load average of at least one busy CPU gets a warning line in both reports; a quiet one does not."""
+    train = run_train_bench(repeats=1, warmup=0, with_torch=False)
+    decode = run_decode_bench(repeats=1, T=4, ts=(1, 3), max_seconds=5.0, batched=None)
+    assert "load_average" in train and "load_average" in decode  # recorded (None where the OS has none)
+    for r, fmt in ((train, format_train_report), (decode, format_decode_report)):
+        busy = fmt({**r, "load_average": 2.5, "cpu_count": 2})
+        assert "machine was busy" in busy and "load average 2.50 on 2 CPUs" in busy
+        assert "machine was busy" not in fmt({**r, "load_average": 0.2})
+        assert "machine was busy" not in fmt({**r, "load_average": None})
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--repeats", "0"], "--repeats: expected a positive integer, got 0"),
     (["--decode", "--repeats", "-1"], "--repeats: expected a positive integer, got -1"),
