@@ -719,7 +719,9 @@ class _Pool(NamedTuple):
 
     def add(self, tokens, log_probs, scores, lengths, finished) -> "_Pool":
         """Offer M new hypotheses per example (B, M[, T_max]); keep the K best.  A candidate
-        with score -inf is no candidate.  Ties keep the older hypothesis (as Hugging Face)."""
+        with score -inf is no candidate.  On a tie with the worst kept hypothesis the older
+        one stays, as in Hugging Face; among equal scores the older also ranks first (where
+        Hugging Face lists the newer first: exact ties only, the set kept is the same)."""
         K = self.scores.shape[1]
         B, M = scores.shape
         merged = _Pool(np.concatenate([self.tokens, tokens], axis=1),  # (B, K+M, T_max)
@@ -858,7 +860,8 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
             cache = reorder_cache(cache, beam_idx)  # self-attention K, V follow their beams
             beam_scores = next_scores
 
-            # 3. done?  (Hugging Face: the best candidate's sum is next_scores.max())
+            # 3. done?  The best live sum is the best of the 2K candidates, <eos> included
+            #    (top_scores[:, 0]), as Hugging Face takes it
             full = pool.count() >= K  # (B,)
             if early_stopping is True:
                 now_done = full
