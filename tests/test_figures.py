@@ -253,6 +253,22 @@ def test_rendering_leaves_no_global_state(tmp_path):
     assert dict(matplotlib.rcParams) == before
 
 
+def test_png_bytes_are_the_shipped_png(tmp_path):
+    """What a notebook displays is byte for byte the PNG in figures/ (title metadata aside: none here)."""
+    shipped = render.save(registry.get("key").make(seed=0), tmp_path / "key", formats=["png"])[0].read_bytes()
+    assert render.png_bytes(registry.get("key").make(seed=0)) == shipped
+
+
+def test_show_displays_a_figure_or_a_registered_name(monkeypatch):
+    display = pytest.importorskip("IPython.display")
+    shown = []
+    monkeypatch.setattr(display, "display", lambda obj: shown.append(obj))
+    render.show("key")
+    render.show(registry.get("key").make(seed=0))
+    assert len(shown) == 2 and all(isinstance(obj, display.Image) for obj in shown)
+    assert shown[0].data == shown[1].data == render.png_bytes(registry.get("key").make(seed=0))
+
+
 def test_save_checks_formats(tmp_path):
     with pytest.raises(ValueError, match="svg, png, pdf"):
         render.save(new_figure(1, 1), tmp_path / "x", formats=["gif"])

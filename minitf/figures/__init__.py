@@ -5,7 +5,8 @@
   that a figure keeps to the key (:func:`off_key_colors`).
 * :mod:`minitf.figures.registry` -- ``@register(name, lesson, title)``; ``all_figures()``,
   ``get(name)``, ``lessons()``.
-* :mod:`minitf.figures.render` -- ``save`` / ``render_figure`` with byte-identical output.
+* :mod:`minitf.figures.render` -- ``save`` / ``render_figure`` with byte-identical output;
+  ``show`` displays a figure in a notebook.
 * ``lessonNN.py`` -- each lesson's figures.
 
 ``minitf figures`` regenerates them all into ``figures/``.  Importing this package does not
@@ -13,7 +14,7 @@ import matplotlib; drawing does.
 """
 from .key import KEY, NEUTRAL, Meaning, off_key_colors, style
 from .registry import FigureSpec, all_figures, get, lessons, names, register
-from .render import FORMATS, render_figure, save
+from .render import FORMATS, png_bytes, render_figure, save, show
 
 __all__ = ["KEY", "NEUTRAL", "Meaning", "off_key_colors", "style", "FigureSpec", "all_figures", "get",
-           "lessons", "names", "register", "FORMATS", "render_figure", "save"]
+           "lessons", "names", "register", "FORMATS", "png_bytes", "render_figure", "save", "show"]

@@ -10,6 +10,7 @@ Everything runs on the Agg canvas, never through pyplot.
 """
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -85,3 +86,23 @@ def render_figure(figure: str | FigureSpec, out_dir: str | Path, formats: Sequen
     spec = get(figure) if isinstance(figure, str) else figure
     fig = spec.make(seed=seed)
     return save(fig, Path(out_dir) / spec.name, formats, title=spec.title)
+
+
+def png_bytes(fig) -> bytes:
+    """``fig`` as the PNG bytes :func:`save` would write (course style, no metadata)."""
+    buf = io.BytesIO()
+    with style():
+        fig.savefig(buf, format="png", metadata=_metadata("png", None))
+    return buf.getvalue()
+
+
+def show(figure, seed: int = 0) -> None:
+    """Display a figure in a notebook as the PNG the course ships.
+
+    ``figure``: a matplotlib Figure, or a registered figure's name (drawn with ``seed``).
+    Needs IPython (any Jupyter install has it).
+    """
+    from IPython.display import Image, display
+
+    fig = get(figure).make(seed=seed) if isinstance(figure, str) else figure
+    display(Image(png_bytes(fig)))
