@@ -260,8 +260,8 @@ class LabelsAsInputs:
     def batch(self, pairs) -> Batch:
         return labels_as_inputs(self.task.batch(pairs), self.tokenizer.pad_id)
 
-    def batches(self, batch_size: int, rng) -> Iterator[Batch]:
-        for b in self.task.batches(batch_size, rng):
+    def batches(self, batch_size: int, rng, exclude=()) -> Iterator[Batch]:
+        for b in self.task.batches(batch_size, rng, exclude):
             yield labels_as_inputs(b, self.tokenizer.pad_id)
 
     def dataset(self, n: int, seed: int):

@@ -35,6 +35,7 @@ from .checks import check_positive_int
 from .data import Batch, CharTokenizer, make_batch
 
 Pair = tuple[str, str]
+MAX_REDRAWS = 100  # Task.batches: rounds of drawing replacements for held-out pairs before giving up
 
 
 def _as_rng(rng) -> np.random.Generator:
@@ -103,12 +104,29 @@ class Task:
         sources, targets = self.encode_pairs(pairs)
         return make_batch(sources, targets, pad_id=self.tokenizer.pad_id, start_id=self.tokenizer.bos_id)
 
-    def batches(self, batch_size: int, rng: np.random.Generator) -> Iterator[Batch]:
-        """Fresh random batches of ``batch_size`` pairs, forever."""
+    def batches(self, batch_size: int, rng: np.random.Generator, exclude=()) -> Iterator[Batch]:
+        """Fresh random batches of ``batch_size`` pairs, forever.
+
+        ``exclude``: source texts held out (an evaluation set).  A drawn pair whose source
+        is among them is dropped and another is drawn in its place, so a held-out example
+        is never trained on.  Without ``exclude`` the stream is exactly ``sample``'s.
+        """
         batch_size = check_positive_int("batch_size", batch_size)
         rng = _as_rng(rng)
+        held_out = frozenset(exclude)
         while True:
-            yield self.batch(self.sample(batch_size, rng))
+            pairs = self.sample(batch_size, rng)
+            if held_out:
+                pairs = [p for p in pairs if p[0] not in held_out]
+                for _ in range(MAX_REDRAWS):
+                    if len(pairs) == batch_size:
+                        break
+                    pairs += [p for p in self.sample(batch_size - len(pairs), rng) if p[0] not in held_out]
+                else:
+                    raise ValueError(f"exclude: expected a held-out set that leaves sources to train on; after "
+                                     f"{MAX_REDRAWS} draws only {len(pairs)} of {batch_size} pairs were not held "
+                                     f"out ({len(held_out)} sources excluded)")
+            yield self.batch(pairs)
 
     def dataset(self, n: int, seed: int) -> list[Pair]:
         """A fixed set of ``n`` pairs: the same ``seed`` always gives the same list."""

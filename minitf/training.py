@@ -195,6 +195,12 @@ def make_schedule(cfg: TrainConfig, d_model: int):
     raise ValueError(f"schedule: expected 'constant', 'noam' or 'warmup_cosine', got {cfg.schedule!r}")
 
 
+def eval_pairs(task, cfg: TrainConfig) -> list:
+    """The fixed evaluation set :func:`train` reports on and holds out: ``cfg.eval_size``
+    pairs drawn with seed ``cfg.seed + 10_000``."""
+    return task.dataset(cfg.eval_size, seed=cfg.seed + 10_000)
+
+
 def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
                label_smoothing: float = 0.0, start_id: int = 1) -> dict:
     """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens``."""
@@ -213,13 +219,19 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
 
 
-def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None) -> History:
+def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=()) -> History:
     """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
-    a fixed set.  ``callback(step, history)`` is called after each evaluation."""
+    a fixed set (:func:`eval_pairs`).  ``callback(step, history)`` is called after each
+    evaluation.
+
+    The evaluation set is held out: no training batch contains one of its sources.  So are
+    the source texts in ``held_out`` (another evaluation set of the caller's).
+    """
     cfg = cfg or TrainConfig()
     rng = np.random.default_rng(cfg.seed)
-    batches = task.batches(cfg.batch_size, rng)
-    eval_batch = task.batch(task.dataset(cfg.eval_size, seed=cfg.seed + 10_000))
+    evaluation = eval_pairs(task, cfg)
+    batches = task.batches(cfg.batch_size, rng, exclude={s for s, _ in evaluation} | set(held_out))
+    eval_batch = task.batch(evaluation)
     tok = task.tokenizer
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)

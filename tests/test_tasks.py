@@ -1,6 +1,8 @@
 """Tests for minitf.tasks: every target is right, lengths are honoured, seeds reproduce."""
 import datetime
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -84,6 +86,36 @@ def test_batches_is_an_endless_fresh_stream(name):
     again = next(task.batches(8, np.random.default_rng(0)))
     for x, y in zip(first, again):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_batches_never_contain_an_excluded_source(name):
+    task = get_task(name)
+    held_out = [s for s, _ in task.dataset(300, seed=1)]
+    # the plain stream does draw some of them (so the check below can fail) ...
+    small = get_task(name, **({"min_len": 1, "max_len": 2, "n_symbols": 4} if name in ("copy", "reverse", "sort")
+                              else {"min_digits": 1, "max_digits": 1} if name == "addition"
+                              else {"min_year": 2000, "max_year": 2000}))
+    small_out = {s for s, _ in small.dataset(10, seed=1)}
+    plain = [src for b in itertools.islice(small.batches(16, np.random.default_rng(0)), 20)
+             for src in small.tokenizer.decode_batch(b.input_ids)]
+    assert small_out & set(plain)
+    # ... the stream with exclude never does, and keeps its batch size
+    held = [b for b in itertools.islice(small.batches(16, np.random.default_rng(0), exclude=small_out), 20)]
+    assert all(b.input_ids.shape[0] == 16 for b in held)
+    assert not small_out & {src for b in held for src in small.tokenizer.decode_batch(b.input_ids)}
+    for b in itertools.islice(task.batches(64, np.random.default_rng(0), exclude=held_out), 20):
+        assert not set(held_out) & set(task.tokenizer.decode_batch(b.input_ids))
+    # and an empty exclude changes nothing
+    for x, y in zip(next(task.batches(8, np.random.default_rng(0))),
+                    next(task.batches(8, np.random.default_rng(0), exclude=()))):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_batches_refuse_a_held_out_set_that_leaves_nothing():
+    task = get_task("copy", min_len=1, max_len=1, n_symbols=3)  # three possible sources
+    with pytest.raises(ValueError, match=r"^exclude: expected a held-out set that leaves sources to train on"):
+        next(task.batches(4, np.random.default_rng(0), exclude=["a", "b", "c"]))
 
 
 @pytest.mark.parametrize("name", ALL)

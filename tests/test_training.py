@@ -1,5 +1,6 @@
 """The training loop and evaluation: determinism, divergence, both sides of the gap,
 the decoder-only model trained by the same loop, and the ``minitf train`` command."""
+import itertools
 import json
 
 import numpy as np
@@ -9,8 +10,8 @@ from minitf.config import ModelConfig
 from minitf.data import IGNORE_INDEX, make_batch
 from minitf.models import DecoderOnly, EncoderDecoder
 from minitf.tasks import get_task
-from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, evaluate,
-                             greedy_decode, sequence_metrics, train)
+from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, eval_pairs,
+                             evaluate, greedy_decode, sequence_metrics, train)
 
 TINY = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1)
 
@@ -29,6 +30,40 @@ def test_same_seed_gives_the_same_loss_trajectory_bit_for_bit():
     assert h1.loss == h2.loss  # exact float equality on purpose: determinism, not closeness
     _, h3 = tiny_run(seed=4)
     assert h3.loss != h1.loss
+
+
+class RecordingTask:
+    """A task whose training batches are recorded (sources as text), to see what train() fed."""
+
+    def __init__(self, task):
+        self.task, self.tokenizer, self.name, self.seen = task, task.tokenizer, task.name, set()
+
+    def batch(self, pairs):
+        return self.task.batch(pairs)
+
+    def dataset(self, n, seed):
+        return self.task.dataset(n, seed)
+
+    def batches(self, batch_size, rng, exclude=()):
+        for b in self.task.batches(batch_size, rng, exclude):
+            self.seen.update(self.tokenizer.decode_batch(b.input_ids))
+            yield b
+
+
+def test_train_holds_out_its_evaluation_set_and_the_callers():
+    """Short copy strings over 3 letters recur all the time, so without the hold-out the
+    evaluation sources would be trained on (checked first, so the test can fail)."""
+    task = get_task("copy", min_len=2, max_len=3, n_symbols=3)  # 9 + 27 possible sources
+    cfg = TrainConfig(steps=20, batch_size=16, eval_every=0, eval_size=6, seed=0, progress=False, warmup=5)
+    evaluation = {s for s, _ in eval_pairs(task, cfg)}
+    extra = {s for s, _ in task.dataset(4, seed=99)} - evaluation
+    plain = RecordingTask(task)
+    for b in itertools.islice(plain.batches(16, np.random.default_rng(0)), 20):
+        pass
+    assert evaluation & plain.seen and extra & plain.seen
+    recording = RecordingTask(task)
+    train(EncoderDecoder(default_model_config(task, **TINY)), recording, cfg, held_out=extra)
+    assert len(recording.seen) > 10 and not (evaluation | extra) & recording.seen
 
 
 def test_training_lowers_the_loss():

@@ -33,7 +33,7 @@ def run(args) -> int:
     from ..checkpoint import save_checkpoint
     from ..models import EncoderDecoder
     from ..tasks import get_task
-    from ..training import (TrainConfig, TrainingDiverged, config_dict, default_model_config, evaluate,
+    from ..training import (TrainConfig, TrainingDiverged, config_dict, default_model_config, eval_pairs, evaluate,
                             make_optimizer, train)
 
     for name in ("steps", "batch_size", "eval_every"):
@@ -71,11 +71,11 @@ def run(args) -> int:
     except TrainingDiverged as e:
         print(f"minitf train: {e}")
         return 1
-    eval_set = task.dataset(tcfg.eval_size, seed=tcfg.seed + 10_000)
+    eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
     final = evaluate(model, task.batch(eval_set), start_id=tok.bos_id, eos_id=tok.eos_id)
     tokens_per_s = hist.tokens / hist.seconds
     print(f"\ndone in {hist.seconds:.1f} s ({tokens_per_s:,.0f} target tokens/s); "
-          f"evaluation on {len(eval_set)} fresh examples (drawn apart from the training stream):")
+          f"evaluation on {len(eval_set)} held-out examples (no training batch contained their sources):")
     print(f"  {'':22s}{'teacher-forced':>16s}{'free-running':>16s}")
     print(f"  {'token accuracy':22s}{final['teacher_forced_token_accuracy']:16.3f}"
           f"{final['free_running_token_accuracy']:16.3f}")

@@ -94,7 +94,7 @@ class Lesson9Run(NamedTuple):
     train_config: TrainConfig
     model: EncoderDecoder  # trained, in eval mode; shared by the notebook and the figures: do not modify
     history: History
-    eval_pairs: list  # EVAL_SIZE fixed (source, target) text pairs, never trained on as a set
+    eval_pairs: list  # EVAL_SIZE fixed (source, target) text pairs, held out: never trained on
     max_new_tokens: int  # the decoders' limit: the longest target (with <eos>) plus 2
 
 
@@ -107,10 +107,10 @@ def lesson9_run(seed: int = 0) -> Lesson9Run:
     model_config = lesson9_model_config(task, seed)
     train_config = lesson9_train_config(seed)
     model = EncoderDecoder(model_config)
-    history = train(model, task, train_config)
+    held_out = task.dataset(EVAL_SIZE, seed=seed + 20_000)
+    history = train(model, task, train_config, held_out=[s for s, _ in held_out])
     model.eval()
-    return Lesson9Run(task, model_config, train_config, model, history,
-                      task.dataset(EVAL_SIZE, seed=seed + 20_000), task.max_target_len + 2)
+    return Lesson9Run(task, model_config, train_config, model, history, held_out, task.max_target_len + 2)
 
 
 def sequence_log_probs(model: EncoderDecoder, batch) -> np.ndarray:
