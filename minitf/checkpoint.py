@@ -5,6 +5,8 @@ The file is an ordinary NumPy ``.npz`` (a zip of ``.npy`` arrays) with these ent
 =====================  ========================================================
 ``__format__``         the marker ``"minitf-checkpoint"`` (a NumPy unicode array)
 ``__version__``        format version, 0-d int64 (this code writes and reads 1)
+``__entries__``        the names of all the other entries (a unicode array), so a
+                       damaged archive that drops an entry is noticed on loading
 ``config``             the model/run config as UTF-8 JSON text in a uint8 array
 ``extra``              optional: any other JSON-serialisable dict, same encoding
 ``param/<name>``       one array per parameter, dtype and shape as given
@@ -110,6 +112,7 @@ def save_checkpoint(path, *, config: dict, params: Mapping[str, np.ndarray],
     entries.update(_array_entries("params", _PARAM, params))
     if optimizer_state is not None:
         entries.update(_array_entries("optimizer_state", _OPTIM, optimizer_state))
+    entries["__entries__"] = np.array(sorted(entries))  # the manifest: everything above
 
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
@@ -182,7 +185,8 @@ def _read_entries(path: str) -> dict[str, np.ndarray]:
                 if not isinstance(value, np.ndarray):  # a zip member that is not a .npy file
                     raise ValueError(f"{path}: not a minitf checkpoint: entry {key!r} is not a .npy array")
                 entries[key] = value
-    except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as e:
+    except (zipfile.BadZipFile, EOFError, zlib.error, OSError, NotImplementedError, RuntimeError) as e:
+        # (zipfile raises NotImplementedError and RuntimeError for damaged compression and flag fields)
         raise ValueError(f"{path}: truncated or corrupt checkpoint ({type(e).__name__}: {e})") from None
     return entries
 
@@ -220,6 +224,14 @@ def load_checkpoint(path) -> Checkpoint:
     if int(version) != VERSION:
         raise ValueError(f"{path}: checkpoint format version {int(version)}; this minitf reads "
                          f"version {VERSION} only")
+    manifest = entries.pop("__entries__", None)
+    if manifest is not None:  # (files written before the manifest existed have none)
+        listed = set(manifest.tolist()) if manifest.dtype.kind == "U" and manifest.ndim == 1 else None
+        present = set(entries) | {"__format__", "__version__"}
+        if listed != present:
+            missing = sorted(listed - present) if listed is not None else "unreadable manifest"
+            raise ValueError(f"{path}: truncated or corrupt checkpoint: entries missing from the archive: "
+                             f"{missing}")
     if "config" not in entries:
         raise ValueError(f"{path}: missing the 'config' entry")
     config = _json_value(path, "config", entries.pop("config"))

@@ -19,7 +19,9 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="minitf", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="minitf", description="minitf: a from-scratch NumPy framework for encoder-decoder transformers, "
+                                   "for teaching (every backward written by hand)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module, help_) in COMMANDS.items():

@@ -5,7 +5,7 @@ Teacher forcing in one picture (Lesson 8, section 2).  For a target ``y = "cab"`
 ``<eos>`` appended and ``<bos>`` as the start token::
 
     position t          0      1      2      3
-    labels          c      a      b      <eos>     what position t must predict: y_t
+    labels              c      a      b      <eos>     what position t must predict: y_t
     decoder_input_ids   <bos>  c      a      b         what position t is fed:      y_{t-1}
 
 ``decoder_input_ids`` is ``labels`` shifted right by one with the start token in front,

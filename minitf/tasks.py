@@ -114,6 +114,10 @@ class Task:
         batch_size = check_positive_int("batch_size", batch_size)
         rng = _as_rng(rng)
         held_out = frozenset(exclude)
+        if not all(isinstance(s, str) for s in held_out):
+            bad = next(s for s in held_out if not isinstance(s, str))
+            raise TypeError(f"exclude: expected source texts (str), got {type(bad).__name__} {bad!r}; "
+                            f"for pairs pass [source for source, _ in pairs]")
         while True:
             pairs = self.sample(batch_size, rng)
             if held_out:
@@ -121,10 +125,11 @@ class Task:
                 for _ in range(MAX_REDRAWS):
                     if len(pairs) == batch_size:
                         break
-                    pairs += [p for p in self.sample(batch_size - len(pairs), rng) if p[0] not in held_out]
-                else:
+                    more = [p for p in self.sample(batch_size, rng) if p[0] not in held_out]
+                    pairs += more[:batch_size - len(pairs)]
+                if len(pairs) < batch_size:
                     raise ValueError(f"exclude: expected a held-out set that leaves sources to train on; after "
-                                     f"{MAX_REDRAWS} draws only {len(pairs)} of {batch_size} pairs were not held "
+                                     f"{MAX_REDRAWS} redraws only {len(pairs)} of {batch_size} pairs were not held "
                                      f"out ({len(held_out)} sources excluded)")
             yield self.batch(pairs)
 

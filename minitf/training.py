@@ -100,7 +100,8 @@ def greedy_decode(model: EncoderDecoder, src_ids: np.ndarray, max_len: int, star
 def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
     """Free-running metrics of generated ``pred`` (B, T') against ``labels`` (B, T), -100 padded.
 
-    exact match: the output up to and including ``<eos>`` equals the target;
+    exact match: the output up to and including ``<eos>`` equals the target (a target
+    without ``<eos>`` must be followed by ``<eos>``: the output has to stop);
     token accuracy: share of target positions whose generated token is right.
     """
     B, T = labels.shape
@@ -109,13 +110,13 @@ def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
     P[:, :n] = pred[:, :n]
     real = labels != IGNORE_INDEX
     correct = (P == labels) & real
-    # after <eos> a prediction must stop: anything generated beyond the target's <eos> is wrong
-    longer = np.zeros(B, dtype=bool)
-    if pred.shape[1] > 0:
-        first_eos = np.where((pred == eos_id).any(axis=1), (pred == eos_id).argmax(axis=1), pred.shape[1])
-        longer = first_eos + 1 > real.sum(axis=1)
-    exact = correct.sum(axis=1) == real.sum(axis=1)
-    return {"exact_match": float((exact & ~longer).mean()),
+    n_real = real.sum(axis=1)  # (B,)
+    # a target that ends in <eos> says where to stop; one without must be followed by <eos>
+    ends_with_eos = labels[np.arange(B), np.maximum(n_real - 1, 0)] == eos_id  # (B,)
+    is_eos = pred == eos_id  # (B, T')
+    first_eos = np.where(is_eos.any(axis=1), is_eos.argmax(axis=1), -1)  # (B,) -1: never stopped
+    exact = (correct.sum(axis=1) == n_real) & (ends_with_eos | (first_eos == n_real))
+    return {"exact_match": float(exact.mean()),
             "token_accuracy": float(correct.sum() / real.sum())}
 
 
@@ -161,6 +162,20 @@ class TrainConfig:
     seed: int = 0  # data order
     progress: bool = True  # show a tqdm bar
 
+    def __post_init__(self):
+        for name, low in (("steps", 1), ("batch_size", 1), ("eval_size", 1), ("warmup", 0), ("eval_every", 0),
+                          ("seed", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                kind = "a non-negative" if low == 0 else "a positive"
+                raise ValueError(f"{name}: expected {kind} integer, got {value!r}")
+        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"lr: expected a positive finite number, got {self.lr!r}")
+        if self.clip_norm is not None and not (isinstance(self.clip_norm, (int, float)) and self.clip_norm > 0):
+            raise ValueError(f"clip_norm: expected a positive number or None (no clipping), got {self.clip_norm!r}")
+        if not (isinstance(self.label_smoothing, (int, float)) and 0 <= self.label_smoothing <= 1):
+            raise ValueError(f"label_smoothing: expected a value in [0, 1], got {self.label_smoothing!r}")
+
 
 @dataclass
 class History:
@@ -188,10 +203,12 @@ def make_optimizer(params: dict, cfg: TrainConfig):
 def make_schedule(cfg: TrainConfig, d_model: int):
     if cfg.schedule == "constant":
         return get_schedule("constant", lr=cfg.lr)
-    if cfg.schedule == "noam":
-        return get_schedule("noam", d_model=d_model, warmup=cfg.warmup, factor=cfg.lr * math.sqrt(d_model * cfg.warmup))
+    if cfg.schedule == "noam":  # factor chosen so the peak (at step max(warmup, 1)) is cfg.lr
+        return get_schedule("noam", d_model=d_model, warmup=cfg.warmup,
+                            factor=cfg.lr * math.sqrt(d_model * max(cfg.warmup, 1)))
     if cfg.schedule == "warmup_cosine":
-        return get_schedule("warmup_cosine", lr=cfg.lr, warmup=min(cfg.warmup, cfg.steps - 1), total=cfg.steps)
+        # the decay reaches 0 one step after the last update, so every update (steps = 1 too) moves the weights
+        return get_schedule("warmup_cosine", lr=cfg.lr, warmup=min(cfg.warmup, cfg.steps), total=cfg.steps + 1)
     raise ValueError(f"schedule: expected 'constant', 'noam' or 'warmup_cosine', got {cfg.schedule!r}")
 
 
@@ -206,8 +223,8 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens``."""
     loss, dlogits, cache, _, _ = forward_loss(model, batch, label_smoothing, start_id)
     if not math.isfinite(loss):
-        raise TrainingDiverged(f"loss is {loss}: training stopped before the update "
-                               f"(try a lower lr than {lr:g} or gradient clipping)")
+        advice = f"try a lower lr than {lr:g}" + (" or gradient clipping" if not clip_norm else "")
+        raise TrainingDiverged(f"loss is {loss}: training stopped before the update ({advice})")
     model.zero_grad()
     model.backward(dlogits, cache)
     grads = model.gradients()
@@ -241,8 +258,11 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     t0 = time.perf_counter()
     bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)
     for step in bar:
-        out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm,
-                         cfg.label_smoothing, tok.bos_id)
+        try:
+            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm,
+                             cfg.label_smoothing, tok.bos_id)
+        except TrainingDiverged as e:
+            raise TrainingDiverged(f"step {step}: {e}") from None
         hist.step.append(step)
         hist.loss.append(out["loss"])
         hist.lr.append(optimizer.lr)

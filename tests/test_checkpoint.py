@@ -208,6 +208,36 @@ def test_corrupt_data_is_detected(rng, tmp_path):
         load_checkpoint(path)
 
 
+def test_an_entry_lost_from_the_archive_is_detected(rng, tmp_path):
+    """A damaged zip directory can make entries vanish without any read error; the
+    manifest written with the file notices (here an entry is dropped on purpose)."""
+    path = tmp_path / "run.npz"
+    opt = AdamW(make_params(rng, np.float32))
+    save_checkpoint(path, config={}, params=make_params(rng, np.float32), optimizer_state=opt.state_dict(),
+                    extra={"step": 3})
+    with np.load(path, allow_pickle=False) as z:
+        entries = {k: z[k] for k in z.files}
+    assert set(entries["__entries__"].tolist()) == set(entries) - {"__entries__"}
+    del entries["extra"]  # as if the archive had lost it
+    write_npz(path, **entries)
+    with pytest.raises(ValueError, match=r"run\.npz: truncated or corrupt checkpoint: entries missing from the "
+                                         r"archive: \['extra'\]"):
+        load_checkpoint(path)
+
+
+def test_zip_errors_other_than_bad_zip_are_reported_as_corrupt(rng, tmp_path, monkeypatch):
+    path = tmp_path / "run.npz"
+    save_checkpoint(path, config={}, params=make_params(rng, np.float32))
+    for error in (NotImplementedError("That compression method is not supported"),
+                  RuntimeError("File is encrypted, password required for extraction")):
+        def broken_load(*args, error=error, **kwargs):
+            raise error
+
+        monkeypatch.setattr(np, "load", broken_load)
+        with pytest.raises(ValueError, match=r"run\.npz: truncated or corrupt checkpoint"):
+            load_checkpoint(path)
+
+
 def write_npz(path, **entries):
     with open(path, "wb") as f:
         np.savez(f, **entries)

@@ -326,11 +326,12 @@ def test_cli_homework_new_copies_the_template(tmp_path, capsys):
     assert cli_main(["homework", "new", "hw08", str(tmp_path)]) == 0
     copied = tmp_path / HW08.filename
     assert copied.read_bytes() == HW08.template_path.read_bytes()
-    with pytest.raises(SystemExit, match="already exists"):
-        cli_main(["homework", "new", "hw08", str(copied)])
+    capsys.readouterr()
+    assert cli_main(["homework", "new", "hw08", str(copied)]) == 2
+    assert "minitf homework new: error:" in capsys.readouterr().err
     assert cli_main(["homework", "new", "hw08", str(copied), "--force"]) == 0
-    with pytest.raises(SystemExit, match="hw08"):
-        cli_main(["homework", "new", "hw99", str(tmp_path / "x.py")])
+    assert cli_main(["homework", "new", "hw99", str(tmp_path / "x.py")]) == 2
+    assert "hw08" in capsys.readouterr().err
 
 
 def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
@@ -345,11 +346,22 @@ def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
         assert set(t) >= {"name", "score", "max_score", "output"} and t["score"] == t["max_score"]
 
 
-def test_cli_grade_fails_for_a_missing_file_or_no_file(tmp_path):
-    with pytest.raises(SystemExit, match="no such file"):
-        cli_main(["grade", "hw08", str(tmp_path / "missing.py")])
-    with pytest.raises(SystemExit, match="submission"):
-        cli_main(["grade", "hw08"])
+@pytest.mark.parametrize("argv, message", [
+    (["hw08", "MISSING"], "no such file"),
+    (["hw08"], "expected a submission file (or --reference)"),
+    (["hw08", "x.py", "--reference"], "not both"),
+    (["hw99", "--reference"], "homework: expected one of 'hw08'"),
+    (["hw08", "--reference", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
+    (["hw08", "--reference", "--timeout", "-5"], "--timeout: expected a positive number of seconds"),
+    (["hw08", "--reference", "--test-timeout", "0"], "--test-timeout: expected a positive number of seconds, got 0"),
+    (["hw08", "--reference", "--jobs", "0"], "--jobs: expected a positive integer, got 0"),
+])
+def test_cli_grade_usage_errors_exit_2_naming_the_flag(tmp_path, capsys, argv, message):
+    """A bad call (2) must be told apart from a submission that lost points (1)."""
+    argv = [str(tmp_path / "missing.py") if a == "MISSING" else a for a in argv]
+    assert cli_main(["grade", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("minitf grade: error: ") and message in err, err
 
 
 def test_cli_grade_exit_status_is_1_when_points_are_lost(tmp_path, capsys):

@@ -311,6 +311,19 @@ def test_state_dict_round_trip_resumes_exactly(make, rng):
                               opt.state_dict()[next(k for k in state if k != "step")])
 
 
+def test_load_state_dict_casts_into_the_existing_buffers():
+    """A float64 state loaded into a float32 optimizer: values copied and cast, the buffers
+    stay the same float32 arrays (nothing silently turns float64)."""
+    params = {"W": np.zeros((2, 3), np.float32)}
+    opt = AdamW(params, lr=1e-3)
+    buffers = {k: opt.state[b][n] for k in ("m", "v") for b, n in [(k, "W")]}
+    state = {"step": np.array(4), "m/W": np.full((2, 3), 0.1), "v/W": np.full((2, 3), 0.2)}
+    opt.load_state_dict(state)
+    for k, buf in buffers.items():
+        assert opt.state[k]["W"] is buf and buf.dtype == np.float32
+        np.testing.assert_array_equal(buf, np.float32(state[f"{k}/W"]))
+
+
 def test_state_dict_keys():
     p = {"enc.W": np.zeros((2, 2)), "b": np.zeros(2)}
     assert set(Adam(p).state_dict()) == {"step", "m/enc.W", "m/b", "v/enc.W", "v/b"}

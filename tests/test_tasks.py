@@ -116,6 +116,18 @@ def test_batches_refuse_a_held_out_set_that_leaves_nothing():
     task = get_task("copy", min_len=1, max_len=1, n_symbols=3)  # three possible sources
     with pytest.raises(ValueError, match=r"^exclude: expected a held-out set that leaves sources to train on"):
         next(task.batches(4, np.random.default_rng(0), exclude=["a", "b", "c"]))
+    # two sources left of 26 are rare draws but enough: the batches fill up from them alone
+    task = get_task("copy", min_len=1, max_len=1, n_symbols=26)
+    for seed in range(50):
+        b = next(task.batches(8, np.random.default_rng(seed), exclude=list("abcdefghijklmnopqrstuvwx")))
+        assert set(task.tokenizer.decode_batch(b.input_ids)) <= {"y", "z"} and b.input_ids.shape[0] == 8
+
+
+def test_batches_refuse_pairs_as_the_held_out_set():
+    """Pairs would never equal a source text: silently nothing would be held out."""
+    task = get_task("copy")
+    with pytest.raises(TypeError, match=r"^exclude: expected source texts \(str\), got tuple"):
+        next(task.batches(4, np.random.default_rng(0), exclude=task.dataset(3, seed=0)))
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -2,6 +2,7 @@
 the decoder-only model trained by the same loop, and the ``minitf train`` command."""
 import itertools
 import json
+import re
 
 import numpy as np
 import pytest
@@ -10,8 +11,10 @@ from minitf.config import ModelConfig
 from minitf.data import IGNORE_INDEX, make_batch
 from minitf.models import DecoderOnly, EncoderDecoder
 from minitf.tasks import get_task
+from minitf.loss import cross_entropy
+from minitf.optim import AdamW, global_grad_norm
 from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, eval_pairs,
-                             evaluate, greedy_decode, sequence_metrics, train)
+                             evaluate, greedy_decode, make_schedule, sequence_metrics, train, train_step)
 
 TINY = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1)
 
@@ -121,6 +124,11 @@ def test_sequence_metrics_by_hand():
     # a prediction that does not stop at the target's end is not an exact match
     m = sequence_metrics(np.array([[5, 6, 3, 3], [7, 8, 9, eos]]), labels, eos)
     assert m["exact_match"] == 0.5
+    # a target without <eos> (make_batch allows it): the output must be it, then stop
+    no_eos = np.array([[5, 6, IGNORE_INDEX, IGNORE_INDEX]])
+    assert sequence_metrics(np.array([[5, 6, eos, eos]]), no_eos, eos)["exact_match"] == 1.0
+    assert sequence_metrics(np.array([[5, 6, 7, eos]]), no_eos, eos)["exact_match"] == 0.0
+    assert sequence_metrics(np.array([[5, 6]]), no_eos, eos)["exact_match"] == 0.0  # never stopped
 
 
 def test_evaluate_reports_both_sides_and_restores_the_mode():
@@ -168,11 +176,51 @@ def test_train_command_writes_metrics(tmp_path, capsys):
     assert cfg.d_model == 32 and ck.extra["task"] == "copy"
 
 
-def test_train_command_rejects_bad_steps(capsys):
+@pytest.mark.parametrize("argv, message", [
+    (["--steps", "0"], "--steps: expected a positive integer, got 0"),
+    (["--batch-size", "-1"], "--batch-size: expected a positive integer, got -1"),
+    (["--eval-every", "-1"], "--eval-every: expected a non-negative integer, got -1"),
+    (["--seed", "-1"], "--seed: expected a non-negative integer, got -1"),
+    (["--samples", "-4"], "--samples: expected a non-negative integer, got -4"),
+    (["--lr", "-1"], "--lr: expected a positive finite number, got -1.0"),
+    (["--lr", "nan"], "--lr: expected a positive finite number, got nan"),
+    (["--heads", "3"], "--heads: expected a divisor of d_model=64"),
+])
+def test_train_command_rejects_bad_arguments_naming_the_flag(capsys, argv, message):
     from minitf.cli import main
 
-    with pytest.raises(SystemExit, match="--steps: expected a positive integer, got 0"):
-        main(["train", "--steps", "0", "--no-progress"])
+    assert main(["train", *argv, "--no-progress"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("minitf train: error: ") and message in err, err
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("steps", 0, "steps: expected a positive integer, got 0"),
+    ("batch_size", 2.0, "batch_size: expected a positive integer, got 2.0"),
+    ("eval_size", 0, "eval_size: expected a positive integer"),
+    ("warmup", -1, "warmup: expected a non-negative integer"),
+    ("eval_every", -1, "eval_every: expected a non-negative integer"),
+    ("lr", 0.0, "lr: expected a positive finite number"),
+    ("lr", float("inf"), "lr: expected a positive finite number"),
+    ("clip_norm", 0.0, "clip_norm: expected a positive number or None"),
+    ("label_smoothing", 1.5, "label_smoothing: expected a value in [0, 1]"),
+])
+def test_train_config_rejects_bad_fields(field, value, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        TrainConfig(**{field: value})
+
+
+@pytest.mark.parametrize("schedule", ["warmup_cosine", "noam", "constant"])
+@pytest.mark.parametrize("steps, warmup", [(1, 100), (5, 0), (5, 3)])
+def test_every_update_has_a_positive_learning_rate(schedule, steps, warmup):
+    """The last update (and a run of one step) must move the weights: no lr of 0 at the end,
+    and a Noam schedule with warmup 0 is allowed (its peak is then at step 1)."""
+    lrs = [make_schedule(TrainConfig(steps=steps, warmup=warmup, schedule=schedule, lr=1e-3), 32)(s)
+           for s in range(1, steps + 1)]
+    assert all(lr > 0 for lr in lrs), lrs
+    assert max(lrs) <= 1e-3 * (1 + 1e-12)  # never above the configured peak ...
+    if schedule == "constant" or (schedule == "noam" and warmup == 0) or 1 <= warmup <= steps:
+        assert max(lrs) == pytest.approx(1e-3)  # ... and it is reached when the warm-up fits
 
 
 def test_a_trained_model_round_trips_through_a_checkpoint_bit_exactly(tmp_path):
@@ -202,3 +250,92 @@ def test_a_trained_model_round_trips_through_a_checkpoint_bit_exactly(tmp_path):
     l1, _ = model.forward(b.input_ids, b.decoder_input_ids)
     l2, _ = fresh.forward(b.input_ids, b.decoder_input_ids)
     assert np.array_equal(l1, l2)
+
+
+# ---- the loop's wiring: what reaches the optimizer -------------------------------------------------
+class SpyAdamW(AdamW):
+    """Records the lr and the gradient norm each update actually used."""
+
+    def __init__(self, params, **kw):
+        super().__init__(params, **kw)
+        self.seen = []
+
+    def step(self, grads):
+        self.seen.append((self.lr, global_grad_norm(grads)))
+        super().step(grads)
+
+
+def _copy_setup(**cfg):
+    task = get_task("copy", min_len=3, max_len=6)
+    model = EncoderDecoder(default_model_config(task, **TINY))
+    return task, model, TrainConfig(**{**dict(steps=6, batch_size=8, eval_every=0, eval_size=8, progress=False,
+                                              warmup=3), **cfg})
+
+
+def test_train_feeds_the_schedule_to_the_optimizer_and_clips():
+    task, model, cfg = _copy_setup(clip_norm=1e-3)
+    opt = SpyAdamW(model.parameters(), lr=cfg.lr)
+    hist = train(model, task, cfg, optimizer=opt)
+    schedule = make_schedule(cfg, model.config.d_model)
+    assert [lr for lr, _ in opt.seen] == [schedule(s) for s in range(1, cfg.steps + 1)]
+    assert all(norm <= 1e-3 * (1 + 1e-5) for _, norm in opt.seen)  # clipped before the update
+    assert all(norm > 1e-3 for norm in hist.grad_norm)  # the history keeps the norm before clipping
+
+
+def test_train_step_uses_label_smoothing():
+    task, model, _ = _copy_setup()
+    batch = task.batch(task.dataset(8, seed=3))
+    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
+    expected, _ = cross_entropy(logits, batch.labels, label_smoothing=0.3)
+    out = train_step(model, batch, AdamW(model.parameters()), lr=1e-3, label_smoothing=0.3)
+    assert out["loss"] == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_non_finite_gradient_with_a_finite_loss_stops_training(monkeypatch):
+    task, model, cfg = _copy_setup(clip_norm=None)
+    before = {k: v.copy() for k, v in model.parameters().items()}
+    backward = model.backward
+
+    def poisoned_backward(dlogits, cache):
+        out = backward(dlogits, cache)
+        model.gradients()["decoder_layers.0.ff.linear1.W"][0, 0] = np.inf
+        return out
+
+    monkeypatch.setattr(model, "backward", poisoned_backward)
+    with pytest.raises(TrainingDiverged, match=r"^step 1: gradient norm is inf"):
+        train(model, task, cfg)
+    for k, v in model.parameters().items():
+        np.testing.assert_array_equal(v, before[k])
+
+
+def test_teacher_forced_accuracy_counts_real_positions_only():
+    task, model, _ = _copy_setup()
+    batch = task.batch(task.dataset(8, seed=4))
+    assert (batch.labels == IGNORE_INDEX).any()  # padding present, so counting it would show
+    out = evaluate(model, batch, start_id=task.tokenizer.bos_id, eos_id=task.tokenizer.eos_id)
+    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
+    real = batch.labels != IGNORE_INDEX
+    assert out["teacher_forced_token_accuracy"] == ((logits.argmax(-1) == batch.labels) & real).sum() / real.sum()
+
+
+class Scripted:
+    """A stand-in model: row 0 says <eos> (2) at the first step, then would say 5 forever."""
+
+    def encode(self, src):
+        return np.zeros((src.shape[0], 1, 1)), None
+
+    def source_mask(self, src):
+        return None
+
+    def decode(self, prefix, H_enc, mask):
+        B, t = prefix.shape
+        logits = np.zeros((B, t, 6))
+        logits[:, -1, 5] = 1.0
+        if t == 1:
+            logits[0, -1, 2] = 2.0
+        return logits, None
+
+
+def test_greedy_decode_fills_finished_rows_with_eos():
+    pred = greedy_decode(Scripted(), np.ones((2, 3), dtype=np.int64), 4, 1, 2)
+    assert pred.tolist() == [[2, 2, 2, 2], [5, 5, 5, 5]]

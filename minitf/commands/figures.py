@@ -97,8 +97,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.list:
-            for s in registry.all_figures():
-                print(f"{s.name:<16} {s.where:<12} {s.title}")
+            specs = registry.all_figures()
+            width = max(len(s.name) for s in specs)
+            for s in specs:
+                print(f"{s.name:<{width}}  {s.where:<12} {s.title}")
             return 0
         formats = _formats(args.format)
         specs = _select(registry, args.lesson, args.only)

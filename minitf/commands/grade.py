@@ -11,6 +11,7 @@ some lost points, 2 for a usage error.
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -28,6 +29,19 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the results JSON instead of the table")
 
 
+# the grader's argument names -> this command's flags, for messages
+_FLAGS = (("task_timeout", "--timeout"), ("test_timeout", "--test-timeout"), ("jobs", "--jobs"), ("task", "--task"))
+
+
+def _usage_error(message: str) -> int:
+    for name, flag in _FLAGS:
+        if message.startswith(name + ":"):
+            message = flag + message[len(name):]
+            break
+    print(f"minitf grade: error: {message}", file=sys.stderr)
+    return 2
+
+
 def run(args) -> int:
     import json
 
@@ -35,16 +49,17 @@ def run(args) -> int:
     from ..homework.grader import TASK_TIMEOUT, TEST_TIMEOUT, grade
 
     if args.reference and args.submission:
-        raise SystemExit("minitf grade: give a submission file or --reference, not both")
+        return _usage_error("give a submission file or --reference, not both")
     if not args.reference and not args.submission:
-        raise SystemExit("minitf grade: expected a submission file (or --reference)")
+        return _usage_error("expected a submission file (or --reference)")
     try:
         hw = get_homework(args.homework)
         result = grade(hw.name, None if args.reference else args.submission, tasks=args.tasks,
-                       task_timeout=args.timeout or TASK_TIMEOUT, test_timeout=args.test_timeout or TEST_TIMEOUT,
+                       task_timeout=TASK_TIMEOUT if args.timeout is None else args.timeout,
+                       test_timeout=TEST_TIMEOUT if args.test_timeout is None else args.test_timeout,
                        jobs=args.jobs)
     except (ValueError, FileNotFoundError, RuntimeError) as e:
-        raise SystemExit(f"minitf grade: {e}")
+        return _usage_error(str(e))
     if args.json:
         print(json.dumps(result.to_gradescope(), indent=2))
     else:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -31,7 +32,8 @@ def run(args) -> int:
         hw = get_homework(args.homework)
         dest = new_homework(hw.name, args.dest, force=args.force)
     except (ValueError, FileExistsError, FileNotFoundError) as e:
-        raise SystemExit(f"minitf homework new: {e}")
+        print(f"minitf homework new: error: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {dest}: {len(hw.tasks)} tasks of Lesson {hw.lesson} ({hw.title})")
     print(f"check your work with: minitf grade {hw.name} {dest}")
     return 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import sys
 
 TASK_NAMES = ("copy", "reverse", "sort", "addition", "dates")
 
@@ -27,6 +29,37 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+# ModelConfig / TrainConfig field -> this command's flag, for messages
+_FLAGS = (("n_heads", "--heads"), ("d_model", "--d-model"), ("n_encoder_layers", "--layers"),
+          ("n_decoder_layers", "--layers"), ("dropout", "--dropout"), ("d_ff", "--d-model"))
+
+
+def _flag_names(message: str) -> str:
+    for name, flag in _FLAGS:
+        if message.startswith(name + ":"):
+            return flag + message[len(name):]
+    return message
+
+
+def _usage_error(message: str) -> int:
+    print(f"minitf train: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _check_args(args) -> str | None:
+    """The first problem with the command-line values, as a message naming the flag; None if fine."""
+    for flag, value, low in (("--steps", args.steps, 1), ("--batch-size", args.batch_size, 1),
+                             ("--eval-every", args.eval_every, 0), ("--seed", args.seed, 0),
+                             ("--samples", args.samples, 0), ("--d-model", args.d_model, 1),
+                             ("--heads", args.heads, 1), ("--layers", args.layers, 1)):
+        if value is not None and value < low:
+            kind = "a non-negative" if low == 0 else "a positive"
+            return f"{flag}: expected {kind} integer, got {value}"
+    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
+        return f"--lr: expected a positive finite number, got {args.lr}"
+    return None
+
+
 def run(args) -> int:
     import numpy as np
 
@@ -36,11 +69,9 @@ def run(args) -> int:
     from ..training import (TrainConfig, TrainingDiverged, config_dict, default_model_config, eval_pairs, evaluate,
                             make_optimizer, train)
 
-    for name in ("steps", "batch_size", "eval_every"):
-        v = getattr(args, name)
-        if v is not None and v < (0 if name == "eval_every" else 1):
-            kind = "a non-negative" if name == "eval_every" else "a positive"
-            raise SystemExit(f"minitf train: --{name.replace('_', '-')}: expected {kind} integer, got {v}")
+    problem = _check_args(args)
+    if problem:
+        return _usage_error(problem)
     task = get_task(args.task)
     tok = task.tokenizer
     try:
@@ -48,11 +79,9 @@ def run(args) -> int:
                                     n_encoder_layers=args.layers, n_decoder_layers=args.layers,
                                     norm_first=not args.post_ln, dropout=args.dropout, seed=args.seed)
     except ValueError as e:  # e.g. --heads that does not divide --d-model
-        raise SystemExit(f"minitf train: {e}") from None
-    tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=args.steps or 1200)
-    for name in ("batch_size", "lr", "eval_every"):
-        if getattr(args, name) is not None:
-            setattr(tcfg, name, getattr(args, name))
+        return _usage_error(_flag_names(str(e)))
+    given = {name: getattr(args, name) for name in ("batch_size", "lr", "eval_every") if getattr(args, name) is not None}
+    tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=args.steps or 1200, **given)
     model = EncoderDecoder(mcfg)
     optimizer = make_optimizer(model.parameters(), tcfg)
     print(f"task {task.name!r}: e.g. {task.sample(1, np.random.default_rng(args.seed))[0]}")
@@ -69,7 +98,7 @@ def run(args) -> int:
     try:
         hist = train(model, task, tcfg, optimizer=optimizer, callback=report)
     except TrainingDiverged as e:
-        print(f"minitf train: {e}")
+        print(f"minitf train: {e}", file=sys.stderr)
         return 1
     eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
     final = evaluate(model, task.batch(eval_set), start_id=tok.bos_id, eos_id=tok.eos_id)
