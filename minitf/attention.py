@@ -40,9 +40,14 @@ def _check_mask(mask: np.ndarray) -> None:
     if mask.dtype.kind != "f":
         raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
                         f"got dtype {mask.dtype}; build one with minitf.masks")
-    if not np.isfinite(mask).all():
+    lowest, highest = mask.min(), mask.max()
+    if not lowest > -np.inf:  # -inf, or nan (every comparison with nan is False)
         raise ValueError("mask: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
                          "fully masked row into nan; build one with minitf.masks")
+    if not highest <= 0:
+        raise ValueError(f"mask: expected values <= 0 (0 = attend, MASK_VALUE = blocked), got {highest}; a 1/0 "
+                         f"'keep' mask (Hugging Face's attention_mask) must be turned into an additive one: "
+                         f"minitf.masks.key_padding_mask")
 
 
 def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):

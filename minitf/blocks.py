@@ -143,6 +143,9 @@ class DecoderBlock(Module):
                                    self.norm1, self.dropout1, self.norm_first)
         c_ca = None
         if self.has_cross:
+            if h_enc is None:
+                raise ValueError("h_enc: expected the encoder output (B, S, d_model) for a block with "
+                                 "cross-attention, got None")
             # queries from the decoder stream, keys and values from the encoder output
             x, c_ca = sublayer_forward(x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask),
                                        self.norm2, self.dropout2, self.norm_first)

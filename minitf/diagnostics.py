@@ -450,9 +450,12 @@ def gradient_journey(model: EncoderDecoder, batch: Batch) -> GradientJourney:
         model.zero_grad()
         loss, dlogits, cache, _, _ = forward_loss(model, batch)
         out = model.backward(dlogits, cache)
-    head = model.tgt_embed.grads["W_E"] if model.config.tie_output else model.grads["W_U"]
+    # dW_U = H_dec^T dlogits, computed here: with a tied W_U the parameter's gradient also
+    # holds the input embedding's share, which is not the head's
+    D, V = model.config.d_model, dlogits.shape[-1]
+    dW_U = cache.decoder.H_dec.reshape(-1, D).T @ dlogits.reshape(-1, V)  # (D, B*T) @ (B*T, V) -> (D, V)
     stages = [Stage("loss", "p\u0302 \u2212 y at the head", "loss", _norm([dlogits]), "dL/dz"),
-              Stage("head", "W_U", "decoder", _norm([head]), "params"),
+              Stage("head", "W_U", "decoder", _norm([dW_U]), "params"),
               Stage("H_dec", "H_dec", "decoder", _norm([out.dH_dec]), "dL/dH_dec")]
     for l in reversed(range(len(model.decoder_layers))):
         block = model.decoder_layers[l]

@@ -83,6 +83,10 @@ def check_gradients(f: Callable[[], float], analytic: dict[str, np.ndarray], arr
     rng = np.random.default_rng(seed)
     report = {}
     for name, x in arrays.items():
+        if np.asarray(x).dtype != np.float64:
+            raise TypeError(f"{name}: expected a float64 array for finite differences, got {np.asarray(x).dtype} "
+                            f"(build the layer or model with dtype=np.float64 and pass float64 inputs)")
+    for name, x in arrays.items():
         idx = sample_indices(x.shape, max_entries, rng)
         num = numerical_gradient(f, x, h=h, indices=idx)
         picked = tuple(np.array(i) for i in zip(*idx))

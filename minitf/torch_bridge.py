@@ -267,6 +267,10 @@ def to_torch(model: EncoderDecoder) -> TorchEncoderDecoder:
     dtype and train/eval mode.  Every torch parameter is written, every element once."""
     if not isinstance(model, EncoderDecoder):
         raise TypeError(f"model: expected a minitf EncoderDecoder, got {type(model).__name__}")
+    c = model.config
+    if c.n_encoder_layers < 1 or c.n_decoder_layers < 1:
+        raise ValueError(f"model: expected at least one encoder and one decoder layer (torch.nn.Transformer "
+                         f"has no empty stacks), got {c.n_encoder_layers} + {c.n_decoder_layers}")
     module = TorchEncoderDecoder(model.config)
     written = {name: torch.zeros_like(p, dtype=torch.int64) for name, p in module.named_parameters()}
     with torch.no_grad():

@@ -355,3 +355,16 @@ def test_attention_rejects_a_mask_of_the_wrong_shape(rng, bad_shape):
 
 def re_shape(shape) -> str:
     return r"\(" + r", ".join(map(str, shape)) + r"\)"
+
+
+@pytest.mark.parametrize("mask, error, message", [
+    (np.triu(np.ones((T, S), bool), 1), TypeError, "expected an additive float mask"),
+    (np.where(np.triu(np.ones((T, S)), 1) > 0, -np.inf, 0.0), ValueError, "expected finite values"),
+    (np.full((T, S), np.nan), ValueError, "expected finite values"),
+    (np.ones((T, S)), ValueError, r"expected values <= 0 .*got 1.0; a 1/0 'keep' mask"),  # Hugging Face's 1 = keep
+])
+def test_attention_refuses_masks_it_would_misread(rng, mask, error, message):
+    mha = make_mha(rng)
+    x_q, x_kv = np.zeros((B, T, D)), np.zeros((B, S, D))
+    with pytest.raises(error, match="^mask: " + message):
+        mha.forward(x_q, x_kv, mask)

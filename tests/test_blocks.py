@@ -235,3 +235,9 @@ def test_blocks_reject_d_model_not_divisible_by_heads():
         EncoderBlock(10, 3, F, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="n_heads"):
         DecoderBlock(10, 4, F, rng=np.random.default_rng(0))
+
+
+def test_a_decoder_block_with_cross_attention_needs_h_enc(rng):
+    block = DecoderBlock(D, H, F, rng=rng, dtype=np.float64)
+    with pytest.raises(ValueError, match=r"^h_enc: expected the encoder output \(B, S, d_model\) .*got None"):
+        block.forward(np.zeros((B, T, D)), None)

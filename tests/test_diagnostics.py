@@ -406,3 +406,64 @@ def test_learned_config_state_reads_the_live_objects():
     assert not any(g.any() for g in run.model.gradients().values()), "the table leaves no gradients behind"
     text = dg.format_rows(rows, width=90)
     assert text.count("\n") >= len(rows) - 1 and "LEARNED" in text
+
+
+# ---- the references the checks compare against are what they claim ------------------------------
+def test_sequential_logits_never_see_a_later_input_even_without_the_mask(task, model):
+    """Unmasked, the parallel pass would let position t see inputs after t; the sequential
+    reference runs each prefix alone, so changing the last input changes only the last column."""
+    b = task.batch(task.dataset(4, seed=11))
+    changed = b.decoder_input_ids.copy()
+    changed[:, -1] = np.where(changed[:, -1] == 4, 5, 4)
+    with dg.without_causal_mask(model):
+        seq_a = dg.sequential_logits(model, b.input_ids, b.decoder_input_ids)
+        seq_b = dg.sequential_logits(model, b.input_ids, changed)
+        par_a, _ = model.forward(b.input_ids, b.decoder_input_ids)
+        par_b, _ = model.forward(b.input_ids, changed)
+    assert not np.allclose(par_a[:, :-1], par_b[:, :-1])  # the leak is there in the parallel pass ...
+    np.testing.assert_array_equal(seq_a[:, :-1], seq_b[:, :-1])  # ... and not in the sequential one
+
+
+def test_padding_invariance_runs_each_example_without_any_padding(task, model, monkeypatch):
+    b = task.batch(task.dataset(4, seed=3))
+    assert (b.input_ids == model.config.pad_id).any() and (b.labels == IGNORE_INDEX).any()
+    seen = []
+    real_forward_loss = dg.forward_loss
+
+    def recording(m, batch, *args, **kwargs):
+        seen.append(batch)
+        return real_forward_loss(m, batch, *args, **kwargs)
+
+    monkeypatch.setattr(dg, "forward_loss", recording)
+    dg.padding_invariance(model, b)
+    singles = seen[1:]  # the first call is the padded batch itself
+    assert len(singles) == 4
+    for s in singles:
+        assert s.batch_size == 1 and (s.input_ids != model.config.pad_id).all() and (s.labels != IGNORE_INDEX).all()
+
+
+def test_epsilon_by_length_is_measured_among_the_examples_of_each_length(task, model):
+    big = task.batch(task.dataset(40, seed=5))
+    tf, fr = dg.predict_both_ways(model, big, 1, 2)
+    c = dg.error_compounding(model, big, predictions=(tf, fr))
+    real = big.labels != IGNORE_INDEX
+    right = (tf == big.labels) & real
+    n = real.sum(axis=1)
+    want = [1 - right[n == T].sum() / real[n == T].sum() for T in c.lengths]
+    np.testing.assert_allclose(c.epsilon_by_length, want, rtol=1e-12)
+    assert len(set(np.round(want, 6))) > 1  # lengths differ, so a pooled value would fail
+
+
+def test_gradient_journey_head_stage_is_the_heads_gradient_also_when_tied(task):
+    """With W_U tied to the target embedding, the parameter's gradient also holds the input
+    lookup's share; the head stage must show dW_U = H_dec^T dlogits alone."""
+    model = dg.to_float64(EncoderDecoder(small_config(task, tie_output=True)))
+    b = task.batch(task.dataset(6, seed=2))
+    journey = dg.gradient_journey(model, b)
+    with model.evaluating():
+        _, dlogits, cache, _, _ = dg.forward_loss(model, b)
+    H_dec = cache.decoder.H_dec
+    want = np.linalg.norm(H_dec.reshape(-1, H_dec.shape[-1]).T @ dlogits.reshape(-1, dlogits.shape[-1]))
+    head = next(s for s in journey.stages if s.key == "head")
+    assert head.norm == pytest.approx(want, rel=1e-12)
+    assert not np.isclose(head.norm, np.linalg.norm(model.tgt_embed.grads["W_E"]))  # not the whole table's

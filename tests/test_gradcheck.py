@@ -192,3 +192,9 @@ def test_check_layer_refuses_a_backward_that_returns_too_few_gradients(rng):
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
     with pytest.raises(ValueError, match=r"backward.*expected .*2.*got 1"):
         check_layer(ForgetsSecondInput(), [a, b], max_entries=None)
+
+
+def test_check_gradients_names_an_array_that_is_not_float64():
+    W, x = np.ones((2, 2)), np.ones(2, np.float32)
+    with pytest.raises(TypeError, match=r"^input0: expected a float64 array for finite differences, got float32"):
+        check_gradients(lambda: float((W @ x).sum()), {"param:W": W, "input0": x}, {"param:W": W, "input0": x})

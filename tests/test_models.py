@@ -371,3 +371,40 @@ def test_config_errors_name_the_argument():
         config(share_embeddings=True)
     with pytest.raises(ValueError, match=r"^n_heads: expected a divisor of d_model=10, got 3"):
         config(d_model=10, n_heads=3)
+
+
+# ---- accumulation and memory accounting ---------------------------------------------------------
+@pytest.mark.parametrize("cls, kw", [(EncoderDecoder, {}), (EncoderDecoder, dict(tie_output=True)), (DecoderOnly, {})])
+def test_a_second_backward_adds_exactly_the_same_gradient(cls, kw):
+    """Gradients accumulate (+=) everywhere, the head and a tied W_U included: two backward
+    calls on one cache give twice the gradient of one (to rounding: a tied table adds two
+    contributions per call, so the sums associate differently; "=" instead of "+=" would
+    give 1x, far outside the tolerance)."""
+    cfg = ModelConfig(src_vocab_size=13, tgt_vocab_size=13, d_model=8, n_heads=2, d_ff=12, max_len=8,
+                      dtype="float64", **kw)
+    model = cls(cfg)
+    ids = np.array([[5, 6, 7, 0], [3, 4, 8, 9]])
+    labels = np.array([[4, 5, 2, IGNORE_INDEX], [6, 7, 8, 2]])
+    logits, cache = model.forward(ids, ids) if cls is EncoderDecoder else model.forward(ids)
+    _, dlogits = cross_entropy(logits, labels)
+    model.zero_grad()
+    model.backward(dlogits, cache)
+    once = {k: g.copy() for k, g in model.gradients().items()}
+    model.backward(dlogits, cache)
+    for k, g in model.gradients().items():
+        np.testing.assert_allclose(g, 2 * once[k], rtol=1e-13, atol=0, err_msg=k)
+
+
+def test_activation_bytes_count_a_slice_as_a_slice():
+    """Ids sliced from a big array are a view of it; only the slice is kept by the forward."""
+    model = EncoderDecoder(config(dtype="float64"))
+    big = np.random.default_rng(0).integers(4, 11, size=(10_000, 5))
+    _, cache_view = model.forward(big[:2], big[:2, :4])
+    _, cache_copy = model.forward(big[:2].copy(), big[:2, :4].copy())
+    assert model.activation_bytes(cache_view) == model.activation_bytes(cache_copy)
+
+
+def test_decode_names_a_bad_encoder_output():
+    model = EncoderDecoder(config())
+    with pytest.raises(ValueError, match=rf"^H_enc: expected shape \(\*, \*, {D}\) .*the encoder output"):
+        model.decode(np.array([[1, 5]]), np.zeros((1, 3, 7), np.float32), None)

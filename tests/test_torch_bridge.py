@@ -244,3 +244,10 @@ def test_without_torch_the_import_error_says_how_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "minitf.torch_bridge")
     with pytest.raises(ImportError, match=r"PyTorch is not installed; pip install 'minitf\[torch\]'"):
         importlib.import_module("minitf.torch_bridge")
+
+
+def test_to_torch_refuses_an_empty_stack():
+    model = EncoderDecoder(ModelConfig(src_vocab_size=11, tgt_vocab_size=13, d_model=8, n_heads=2, d_ff=12,
+                                       n_encoder_layers=0, n_decoder_layers=1, dtype="float64"))
+    with pytest.raises(ValueError, match=r"^model: expected at least one encoder and one decoder layer"):
+        to_torch(model)

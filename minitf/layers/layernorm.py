@@ -44,8 +44,8 @@ class LayerNorm(Module):
         x_hat, rstd = cache
         D = self.d_model
         # forward: y = gamma * x_hat + beta
-        self.grads["gamma"] += sum_rows((dy * x_hat).reshape(-1, D))
-        self.grads["beta"] += sum_rows(dy.reshape(-1, D))
+        self.grads["gamma"] += sum_rows((dy * x_hat).reshape(-1, D))  # (N, D) -> (D,)
+        self.grads["beta"] += sum_rows(dy.reshape(-1, D))  # (N, D) -> (D,)
         dx_hat = dy * self.params["gamma"]  # (..., D)
         # forward: x_hat = (x - mu) * rstd, with mu and rstd functions of x.  Collecting the
         # three paths (direct, through mu, through sigma) gives the compact form:

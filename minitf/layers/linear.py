@@ -43,7 +43,7 @@ def affine_backward(dy: np.ndarray, x: np.ndarray, W: np.ndarray):
     dx = dy2 @ W.T  # (N, D_out) @ (D_out, D_in) -> (N, D_in)
     dW = x2.T @ dy2  # (D_in, N) @ (N, D_out) -> (D_in, D_out)
     db = sum_rows(dy2)  # (D_out,)
-    return dx.reshape(x.shape), dW, db
+    return dx.reshape(x.shape), dW, db  # dx back to (..., D_in)
 
 
 class LinearCache(NamedTuple):

@@ -44,7 +44,7 @@ def input_backward(dx: np.ndarray, cache: InputCache, embed: Embedding, pos: Pos
 # ---- output head: logits = H W_U ------------------------------------------------------------
 def head_weight(model) -> np.ndarray:
     """W_U (D, V): its own parameter, or the target embedding's W_E^T when tied (a view)."""
-    return model.tgt_embed.params["W_E"].T if model.config.tie_output else model.params["W_U"]
+    return model.tgt_embed.params["W_E"].T if model.config.tie_output else model.params["W_U"]  # (D, V)
 
 
 def head_backward(dlogits: np.ndarray, h: np.ndarray, model) -> np.ndarray:
@@ -63,17 +63,21 @@ def head_backward(dlogits: np.ndarray, h: np.ndarray, model) -> np.ndarray:
 
 # ---- memory: what the forward pass keeps for backward ----------------------------------------------
 def cache_nbytes(cache, seen: set | None = None) -> int:
-    """Bytes of every distinct array buffer reachable from ``cache`` (NamedTuples, tuples,
-    lists, dicts).  Views (heads split from a projection) count once, via their base."""
+    """Bytes of the arrays reachable from ``cache`` (NamedTuples, tuples, lists, dicts).
+
+    An array counts its own bytes (a slice of a big array counts the slice, not the big
+    array); the same data reached twice (the heads split from a projection, as a view
+    and as the projection itself) counts once."""
     seen = set() if seen is None else seen
     if isinstance(cache, np.ndarray):
         root = cache
         while isinstance(root.base, np.ndarray):
             root = root.base
-        if id(root) in seen:
+        key = (id(root), cache.__array_interface__["data"][0], cache.nbytes)  # which buffer, where, how much
+        if key in seen:
             return 0
-        seen.add(id(root))
-        return root.nbytes
+        seen.add(key)
+        return cache.nbytes
     if isinstance(cache, dict):
         cache = list(cache.values())
     if isinstance(cache, (tuple, list)):

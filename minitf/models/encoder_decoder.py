@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..blocks import DecoderBlock, EncoderBlock
-from ..checks import check_token_ids
+from ..checks import check_shape, check_token_ids
 from ..config import ModelConfig
 from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
 from ..masks import causal_mask, key_padding_mask
@@ -120,9 +120,13 @@ class EncoderDecoder(Module):
         Decoder self-attention gets only the causal mask.  Target padding sits at the end
         (right padding), so the causal mask already keeps it out of every real position's
         view; masking it as a key too would break T5's convention of pad as start token.
+        (With that convention the start token's embedding row is the padding row, which the
+        embedding's ``padding_idx`` keeps frozen, as in PyTorch: minitf's own data use a
+        separate ``<bos>``.)
         """
         c = self.config
         ids = self._check_ids("decoder_input_ids", decoder_input_ids, c.tgt_vocab_size)
+        check_shape("H_enc", H_enc, (None, None, c.d_model), f"B, S, d_model={c.d_model}: the encoder output")
         if ids.shape[0] != H_enc.shape[0]:
             raise ValueError(f"decoder_input_ids: expected batch size B={H_enc.shape[0]} (as the source), "
                              f"got {ids.shape[0]}")
