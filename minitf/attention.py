@@ -50,16 +50,25 @@ def _check_mask(mask: np.ndarray) -> None:
                          f"minitf.masks.key_padding_mask")
 
 
+def _check_kv(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> None:
+    """K (B, H, S, Dh) with Q's B, H and Dh; V shaped like K."""
+    if K.shape[:-2] == Q.shape[:-2] and K.shape[-1:] == Q.shape[-1:] and V.shape == K.shape:
+        return  # (the common case costs three tuple comparisons: this runs on every attention call)
+    check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
+    check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
+
+
 def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):
     """Q (B, H, T, Dh), K and V (B, H, S, Dh), mask broadcastable to (B, H, T, S)
     -> out (B, H, T, Dh), cache.
 
+    ``mask`` is additive: float values in [MASK_VALUE, 0], 0 = attend (build one with
+    :mod:`minitf.masks`).
+
     A query whose every key is masked gets all-zero weights, hence a zero output and a
     zero gradient, instead of a meaningless uniform average.
     """
-    if K.shape[:-2] != Q.shape[:-2] or K.shape[-1:] != Q.shape[-1:] or V.shape != K.shape:
-        check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
-        check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
+    _check_kv(Q, K, V)
     Dh = Q.shape[-1]
     scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     scores *= 1.0 / math.sqrt(Dh)

@@ -4,9 +4,9 @@ The file is an ordinary NumPy ``.npz`` (a zip of ``.npy`` arrays) with these ent
 
 =====================  ========================================================
 ``__format__``         the marker ``"minitf-checkpoint"`` (a NumPy unicode array)
-``__version__``        format version, 0-d int64 (this code writes and reads 1)
-``__entries__``        the names of all the other entries (a unicode array), so a
-                       damaged archive that drops an entry is noticed on loading
+``__version__``        format version, 0-d int64 (this code writes 2, reads 1 and 2)
+``__entries__``        version 2: the names of all the other entries (a unicode array),
+                       so a damaged archive that drops an entry is noticed on loading
 ``config``             the model/run config as UTF-8 JSON text in a uint8 array
 ``extra``              optional: any other JSON-serialisable dict, same encoding
 ``param/<name>``       one array per parameter, dtype and shape as given
@@ -40,7 +40,8 @@ from .checks import key_mismatch
 __all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into"]
 
 FORMAT = "minitf-checkpoint"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1 is version 2 without the __entries__ manifest
 
 _PARAM, _OPTIM = "param/", "optim/"
 _NUMERIC_KINDS = "biuf"  # bool, signed and unsigned integer, float
@@ -221,17 +222,19 @@ def load_checkpoint(path) -> Checkpoint:
     version = entries.pop("__version__", None)
     if version is None or version.shape != () or version.dtype.kind not in "iu":
         raise ValueError(f"{path}: missing or malformed format version '__version__' (got {version!r})")
-    if int(version) != VERSION:
+    if int(version) not in READABLE_VERSIONS:
         raise ValueError(f"{path}: checkpoint format version {int(version)}; this minitf reads "
-                         f"version {VERSION} only")
+                         f"versions {', '.join(map(str, READABLE_VERSIONS))}")
     manifest = entries.pop("__entries__", None)
-    if manifest is not None:  # (files written before the manifest existed have none)
-        listed = set(manifest.tolist()) if manifest.dtype.kind == "U" and manifest.ndim == 1 else None
-        present = set(entries) | {"__format__", "__version__"}
-        if listed != present:
-            missing = sorted(listed - present) if listed is not None else "unreadable manifest"
-            raise ValueError(f"{path}: truncated or corrupt checkpoint: entries missing from the archive: "
-                             f"{missing}")
+    if int(version) >= 2:
+        if manifest is None or manifest.dtype.kind != "U" or manifest.ndim != 1:
+            got = "none" if manifest is None else f"dtype {manifest.dtype}, shape {manifest.shape}"
+            raise ValueError(f"{path}: truncated or corrupt checkpoint: '__entries__': expected a 1-d unicode "
+                             f"array naming the entries, got {got}")
+        mismatch = key_mismatch(manifest.tolist(), set(entries) | {"__format__", "__version__"})
+        if mismatch:
+            raise ValueError(f"{path}: truncated or corrupt checkpoint: the archive's entries differ from its "
+                             f"manifest: {mismatch}")
     if "config" not in entries:
         raise ValueError(f"{path}: missing the 'config' entry")
     config = _json_value(path, "config", entries.pop("config"))

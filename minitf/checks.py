@@ -35,7 +35,7 @@ def check_last_dim(name: str, x, n: int, hint: str = "") -> None:
     """
     shape = np.shape(x)
     if shape[-1:] != (n,):
-        check_shape(name, x, (None,) * max(len(shape) - 1, 1) + (n,), hint)
+        check_shape(name, x, (None,) * (len(shape) - 1) + (n,) if shape else (None, n), hint)
 
 
 def check_float(name: str, x) -> None:

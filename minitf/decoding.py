@@ -121,7 +121,7 @@ def _check_cache_fits(model, cache: KVCache) -> None:
     """A cache made for another model would be read wrongly (or cut short by zip): refuse it."""
     c = model.config
     got = (len(cache.layers), cache.layers[0].K_self.shape[1], cache.layers[0].K_self.shape[3]) if cache.layers \
-        else (0, None, None)
+        else (0, c.n_heads, c.d_head)  # no layers: nothing else to compare
     if got != (c.n_decoder_layers, c.n_heads, c.d_head):
         raise ValueError(f"cache: expected one made for this model ({c.n_decoder_layers} decoder layers, "
                          f"{c.n_heads} heads of size {c.d_head}), got {got[0]} layers, {got[1]} heads of size {got[2]}")
@@ -358,8 +358,9 @@ def top_p_filter(logits: np.ndarray, p: float) -> np.ndarray:
     Sort the tokens from least to most likely and remove each one whose mass, together
     with every token below it, is still at most 1 - p: what stays has mass >= p, and
     without its least likely member it would fall short.  The most likely token always
-    stays; ``p = 1`` keeps every token.  Among equal logits the lower id sorts first and
-    so goes first, as with Hugging Face's ascending sort.
+    stays; ``p = 1`` keeps every token.  The sort is stable, so among equal logits the
+    lower id goes first (Hugging Face's ``torch.sort`` is not stable and leaves that
+    order unspecified; everything else is the same computation).
 
     logits (..., V) -> (..., V), a new array.
     """

@@ -10,6 +10,9 @@ in, one 4 KiB page at a time.  On the benchmark that costs about a third of the 
 freed memory in the process for reuse instead.  It changes no result, only where
 memory comes from; it is called explicitly by the training loop and the benchmark,
 never at import.  On systems without glibc it does nothing and says so.
+
+The process's surroundings matter to timings too: :func:`load_average` and
+:func:`busy_machine_note` let the benchmarks say when other work shared the CPUs.
 """
 from __future__ import annotations
 
@@ -62,6 +65,6 @@ def busy_machine_note(load: float | None, cpu_count: int | None) -> str | None:
     (at least one busy CPU's worth), else None."""
     if load is None or load < 1.0:
         return None
-    return (f"warning: the machine was busy when the benchmark started (1-minute load average {load:.2f} "
-            f"on {cpu_count or '?'} CPUs); other processes share the CPUs, so these timings are not "
-            f"reliable: run again on a quiet machine")
+    return (f"warning: the machine was busy in the minute before the benchmark (1-minute load average "
+            f"{load:.2f} on {cpu_count or '?'} CPUs); if other processes are still running they share the "
+            f"CPUs, and these timings are not reliable: run again on a quiet machine")

@@ -113,7 +113,13 @@ class Task:
         """
         batch_size = check_positive_int("batch_size", batch_size)
         rng = _as_rng(rng)
-        held_out = frozenset(exclude)
+        if isinstance(exclude, str):
+            raise TypeError(f"exclude: expected a collection of source texts, got a single str {exclude!r} "
+                            f"(write [{exclude!r}] to hold out that one source)")
+        try:
+            held_out = frozenset(exclude)
+        except TypeError:
+            raise TypeError(f"exclude: expected a collection of source texts (str), got {exclude!r}") from None
         if not all(isinstance(s, str) for s in held_out):
             bad = next(s for s in held_out if not isinstance(s, str))
             raise TypeError(f"exclude: expected source texts (str), got {type(bad).__name__} {bad!r}; "

@@ -163,17 +163,20 @@ class TrainConfig:
     progress: bool = True  # show a tqdm bar
 
     def __post_init__(self):
+        def number(v) -> bool:
+            return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
         for name, low in (("steps", 1), ("batch_size", 1), ("eval_size", 1), ("warmup", 0), ("eval_every", 0),
                           ("seed", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
                 kind = "a non-negative" if low == 0 else "a positive"
                 raise ValueError(f"{name}: expected {kind} integer, got {value!r}")
-        if not (isinstance(self.lr, (int, float)) and math.isfinite(self.lr) and self.lr > 0):
+        if not (number(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise ValueError(f"lr: expected a positive finite number, got {self.lr!r}")
-        if self.clip_norm is not None and not (isinstance(self.clip_norm, (int, float)) and self.clip_norm > 0):
+        if self.clip_norm is not None and not (number(self.clip_norm) and self.clip_norm > 0):
             raise ValueError(f"clip_norm: expected a positive number or None (no clipping), got {self.clip_norm!r}")
-        if not (isinstance(self.label_smoothing, (int, float)) and 0 <= self.label_smoothing <= 1):
+        if not (number(self.label_smoothing) and 0 <= self.label_smoothing <= 1):
             raise ValueError(f"label_smoothing: expected a value in [0, 1], got {self.label_smoothing!r}")
 
 
@@ -242,7 +245,9 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     evaluation.
 
     The evaluation set is held out: no training batch contains one of its sources.  So are
-    the source texts in ``held_out`` (another evaluation set of the caller's).
+    the source texts in ``held_out`` (another evaluation set of the caller's).  ``task``
+    needs ``batches(batch_size, rng, exclude=...)``, ``batch``, ``dataset`` and
+    ``tokenizer`` (:class:`minitf.tasks.Task` has them).
     """
     cfg = cfg or TrainConfig()
     rng = np.random.default_rng(cfg.seed)

@@ -59,7 +59,7 @@ def test_reports_warn_when_the_machine_was_busy():
 @pytest.mark.parametrize("argv, message", [
     (["--repeats", "0"], "--repeats: expected a positive integer, got 0"),
     (["--decode", "--repeats", "-1"], "--repeats: expected a positive integer, got -1"),
-    (["--decode", "--no-torch"], "--no-torch: only used without --decode"),
+    (["--decode", "--no-torch"], "--no-torch: expected only without --decode"),
 ])
 def test_bench_rejects_bad_arguments_with_exit_code_2(capsys, argv, message):
     assert main(["bench", *argv]) == 2

@@ -220,8 +220,8 @@ def test_an_entry_lost_from_the_archive_is_detected(rng, tmp_path):
     assert set(entries["__entries__"].tolist()) == set(entries) - {"__entries__"}
     del entries["extra"]  # as if the archive had lost it
     write_npz(path, **entries)
-    with pytest.raises(ValueError, match=r"run\.npz: truncated or corrupt checkpoint: entries missing from the "
-                                         r"archive: \['extra'\]"):
+    with pytest.raises(ValueError, match=r"run\.npz: truncated or corrupt checkpoint: the archive's entries differ "
+                                         r"from its manifest: missing \['extra'\]"):
         load_checkpoint(path)
 
 
@@ -244,7 +244,8 @@ def write_npz(path, **entries):
 
 
 def good_entries():
-    return {"__format__": np.array(ckpt.FORMAT), "__version__": np.array(ckpt.VERSION),
+    """A hand-made version-1 file (version 2 adds only the __entries__ manifest)."""
+    return {"__format__": np.array(ckpt.FORMAT), "__version__": np.array(1),
             "config": np.frombuffer(b"{}", dtype=np.uint8), "param/W": np.ones((2, 2))}
 
 
@@ -270,11 +271,26 @@ def test_wrong_format_marker(tmp_path):
         load_checkpoint(path)
 
 
-@pytest.mark.parametrize("version", [0, 2, 99])
+@pytest.mark.parametrize("version", [0, 3, 99])
 def test_unreadable_version(version, tmp_path):
     path = tmp_path / "future.npz"
     write_npz(path, **dict(good_entries(), __version__=np.array(version)))
-    with pytest.raises(ValueError, match=rf"future\.npz.*version {version}.*reads version 1"):
+    with pytest.raises(ValueError, match=rf"future\.npz.*version {version}.*reads versions 1, 2"):
+        load_checkpoint(path)
+
+
+def test_version_2_needs_its_manifest(tmp_path):
+    path = tmp_path / "v2.npz"
+    write_npz(path, **dict(good_entries(), __version__=np.array(2)))
+    with pytest.raises(ValueError, match=r"v2\.npz: truncated or corrupt checkpoint: '__entries__': expected a 1-d "
+                                         r"unicode array naming the entries, got none"):
+        load_checkpoint(path)
+    names = sorted(good_entries())
+    write_npz(path, **dict(good_entries(), __version__=np.array(2), __entries__=np.array(names)))
+    assert load_checkpoint(path).params["W"].shape == (2, 2)
+    write_npz(path, **dict(good_entries(), __version__=np.array(2), __entries__=np.array(names),
+                           **{"param/b": np.zeros(2)}))  # in the archive, not in the manifest
+    with pytest.raises(ValueError, match=r"entries differ from its manifest: unexpected \['param/b'\]"):
         load_checkpoint(path)
 
 

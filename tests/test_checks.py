@@ -44,10 +44,11 @@ def test_check_last_dim_accepts_any_leading_axes():
     ((3, 7), r"\(\*, 8\)"),
     ((2, 3, 7), r"\(\*, \*, 8\)"),
     ((8, 1), r"\(\*, 8\)"),  # the last axis, not any axis
+    ((7,), r"\(8\)"),  # one axis: (8,) is what would do
     ((), r"\(\*, 8\)"),  # a scalar has no last axis
 ])
 def test_check_last_dim_message(shape, shown):
-    got = r"\(" + r", ".join(map(str, shape)) + r"\)"
+    got = re.escape(str(tuple(shape)))
     with pytest.raises(ValueError, match=rf"^x: expected shape {shown} \(last dim must be D=8\), got {got}$"):
         check_last_dim("x", np.zeros(shape), 8, "last dim must be D=8")
 

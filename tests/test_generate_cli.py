@@ -103,7 +103,7 @@ def test_unknown_characters_are_read_as_unk_with_a_warning(ckpt, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--beams", "0"], "--beams: expected a positive integer, got 0"),
     (["--beams", "2", "--num-return", "3"], "--num-return: expected at most --beams 2, got 3"),
-    (["--sample", "--seed", "-1"], "--seed: expected a np.random.Generator or a non-negative integer seed, got -1"),
+    (["--sample", "--seed", "-1"], "--seed: expected a non-negative integer, got -1"),
     (["--sample", "--top-p", "1.5"], "--top-p: expected a value in (0, 1]"),
     (["--sample", "--top-p", "0"], "--top-p: expected a value in (0, 1]"),
     (["--sample", "--temperature", "0"], "--temperature: expected a positive finite number, got 0.0"),

@@ -132,6 +132,11 @@ def test_reductions_equal_numpy_sums(rng, dtype, shape):
         np.testing.assert_allclose(got, want, **tol)
 
 
+def test_mean_last_of_integers_is_their_float_mean():
+    x = np.array([[1, 2, 3, 4], [5, 5, 5, 6]])
+    np.testing.assert_array_equal(mean_last(x), [[2.5], [5.25]])
+
+
 def test_mean_last_is_exact_for_a_power_of_two(rng):
     """With n = 2^k, multiplying by 1/n is exact, so x @ (1/n) is the sum divided by n to the bit."""
     x = rng.standard_normal((4, 6, 128))

@@ -1,6 +1,5 @@
 """Tests for minitf.tasks: every target is right, lengths are honoured, seeds reproduce."""
 import datetime
-
 import itertools
 
 import numpy as np
@@ -123,11 +122,16 @@ def test_batches_refuse_a_held_out_set_that_leaves_nothing():
         assert set(task.tokenizer.decode_batch(b.input_ids)) <= {"y", "z"} and b.input_ids.shape[0] == 8
 
 
-def test_batches_refuse_pairs_as_the_held_out_set():
-    """Pairs would never equal a source text: silently nothing would be held out."""
+def test_batches_refuse_pairs_or_a_single_text_as_the_held_out_set():
+    """Pairs would never equal a source text, and a str would hold out its letters: either
+    way the intended sources would silently be trained on."""
     task = get_task("copy")
     with pytest.raises(TypeError, match=r"^exclude: expected source texts \(str\), got tuple"):
         next(task.batches(4, np.random.default_rng(0), exclude=task.dataset(3, seed=0)))
+    with pytest.raises(TypeError, match=r"^exclude: expected a collection of source texts, got a single str 'ab'"):
+        next(task.batches(4, np.random.default_rng(0), exclude="ab"))
+    with pytest.raises(TypeError, match=r"^exclude: expected a collection of source texts \(str\), got \[\['ab'\]\]"):
+        next(task.batches(4, np.random.default_rng(0), exclude=[["ab"]]))
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -210,6 +210,14 @@ def test_train_config_rejects_bad_fields(field, value, message):
         TrainConfig(**{field: value})
 
 
+def test_train_config_takes_numpy_numbers_but_not_booleans():
+    cfg = TrainConfig(lr=np.float32(1e-3), clip_norm=np.float64(0.5), label_smoothing=np.float32(0.1),
+                      steps=np.int64(3))
+    assert cfg.steps == 3
+    with pytest.raises(ValueError, match="^lr: expected a positive finite number, got True"):
+        TrainConfig(lr=True)
+
+
 @pytest.mark.parametrize("schedule", ["warmup_cosine", "noam", "constant"])
 @pytest.mark.parametrize("steps, warmup", [(1, 100), (5, 0), (5, 3)])
 def test_every_update_has_a_positive_learning_rate(schedule, steps, warmup):

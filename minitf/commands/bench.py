@@ -11,7 +11,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decode", action="store_true", help="time decoding (cached vs uncached) instead of training")
     p.add_argument("--repeats", type=int, default=None,
                    help="timed repetitions, the median is reported (default: 3 blocks of 10 steps for training, 5 for --decode)")
-    p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison")
+    p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison (training benchmark only)")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
 
 
@@ -20,7 +20,8 @@ def run(args) -> int:
     if args.repeats is not None and args.repeats < 1:
         problem = f"--repeats: expected a positive integer, got {args.repeats}"
     elif args.decode and args.no_torch:
-        problem = "--no-torch: only used without --decode (the decoding benchmark does not run PyTorch)"
+        problem = ("--no-torch: expected only without --decode (the decoding benchmark runs no PyTorch), "
+                   "got --decode --no-torch")
     if problem:
         print(f"minitf bench: error: {problem}", file=sys.stderr)
         return 2

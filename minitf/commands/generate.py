@@ -50,6 +50,8 @@ def _check_args(args) -> None:
                      if getattr(args, n) is not None]
     if sampling_opts and not args.sample:
         raise _UsageError(f"{', '.join(sampling_opts)}: only used with --sample")
+    if args.seed is not None and args.seed < 0:
+        raise _UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
     if args.beams is None and (args.length_penalty != 1.0 or args.gnmt):
         raise _UsageError("--length-penalty, --gnmt: only used with --beams")
     if args.beams is None and not args.sample and args.num_return != 1:

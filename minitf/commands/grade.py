@@ -6,7 +6,7 @@
 Each task's tests run in a subprocess with a time limit; the score table shows each
 task's points, pass/fail and its first failure message.  ``--results`` writes
 Gradescope's ``results.json``.  Exit status: 0 when every graded task passed, 1 when
-some lost points, 2 for a usage error.
+some lost points, 2 when nothing was graded (a bad argument or file, or pytest missing).
 """
 from __future__ import annotations
 

@@ -37,7 +37,8 @@ def mean_last(x: np.ndarray) -> np.ndarray:
     instead of two (for n a power of two the result is the same to the bit).
     """
     n = x.shape[-1]
-    return (x @ _filled(n, 1.0 / n, x.dtype))[..., None]  # (..., n) @ (n,) -> (...,) -> (..., 1)
+    dtype = x.dtype if x.dtype.kind == "f" else np.float64  # an integer 1/n would be 0
+    return (x @ _filled(n, 1.0 / n, dtype))[..., None]  # (..., n) @ (n,) -> (...,) -> (..., 1)
 
 
 def sum_rows(x2: np.ndarray) -> np.ndarray:
