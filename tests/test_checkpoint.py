@@ -143,6 +143,23 @@ def test_written_to_a_temp_file_fsynced_then_renamed(rng, tmp_path, monkeypatch)
     assert events[:2] == ["fsync", "replace"]
 
 
+def test_the_rename_is_made_durable_and_the_file_gets_the_usual_mode(rng, tmp_path, monkeypatch):
+    """After the rename the directory is fsync'ed too; the file is readable as any file the
+    user creates (mkstemp alone would leave it 0600)."""
+    synced = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(ckpt.os, "fsync", lambda fd: (synced.append(os.path.isdir(f"/proc/self/fd/{fd}")
+                                                                    if os.path.exists("/proc/self/fd") else None),
+                                                      real_fsync(fd))[1])
+    path = tmp_path / "m.npz"
+    save_checkpoint(path, config={}, params=make_params(rng, np.float32))
+    if synced and synced[-1] is not None:
+        assert synced == [False, True]  # the file's data, then the directory entry
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (os.stat(path).st_mode & 0o777) == 0o666 & ~umask
+
+
 # -- bad input on save ------------------------------------------------------------------------
 def test_save_rejects_bad_input(rng, tmp_path):
     params = make_params(rng, np.float32)

@@ -127,6 +127,22 @@ def test_eval_mode_with_dropout_matches_without_grad():
     assert torch.backends.mha.get_fastpath_enabled()  # the switch was restored
 
 
+def test_the_fused_fast_path_is_off_while_the_transformer_runs():
+    """torch's fused inference kernels take other numerical routes than the reference layers;
+    the bridge turns them off around the transformer call (and only there)."""
+    tmodel = to_torch(randomised(tiny_config()).eval())
+    seen = []
+    hook = tmodel.transformer.register_forward_pre_hook(
+        lambda module, args: seen.append(torch.backends.mha.get_fastpath_enabled()))
+    try:
+        batch = padded_batch(tiny_config())
+        with torch.no_grad():
+            tmodel(batch.input_ids, batch.decoder_input_ids)
+    finally:
+        hook.remove()
+    assert seen == [False] and torch.backends.mha.get_fastpath_enabled()
+
+
 def test_float32_model_gives_float32_module_close_to_float64():
     config = tiny_config(dtype="float32")
     model = EncoderDecoder(config)
