@@ -252,7 +252,10 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     cfg = cfg or TrainConfig()
     rng = np.random.default_rng(cfg.seed)
     evaluation = eval_pairs(task, cfg)
-    batches = task.batches(cfg.batch_size, rng, exclude={s for s, _ in evaluation} | set(held_out))
+    if isinstance(held_out, str):  # list("ab") would hold out "a" and "b", not "ab"
+        raise TypeError(f"held_out: expected a collection of source texts, got a single str {held_out!r}")
+    # (Task.batches checks the items: pairs instead of source texts are refused there)
+    batches = task.batches(cfg.batch_size, rng, exclude=[s for s, _ in evaluation] + list(held_out))
     eval_batch = task.batch(evaluation)
     tok = task.tokenizer
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)

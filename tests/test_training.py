@@ -67,6 +67,12 @@ def test_train_holds_out_its_evaluation_set_and_the_callers():
     recording = RecordingTask(task)
     train(EncoderDecoder(default_model_config(task, **TINY)), recording, cfg, held_out=extra)
     assert len(recording.seen) > 10 and not (evaluation | extra) & recording.seen
+    # a single text or pairs would silently hold out the wrong things: refused
+    model = EncoderDecoder(default_model_config(task, **TINY))
+    with pytest.raises(TypeError, match=r"^held_out: expected a collection of source texts, got a single str"):
+        train(model, task, cfg, held_out="ab")
+    with pytest.raises(TypeError, match=r"^exclude: expected source texts \(str\), got tuple"):
+        train(model, task, cfg, held_out=task.dataset(2, seed=1))
 
 
 def test_training_lowers_the_loss():
