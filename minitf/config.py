@@ -4,9 +4,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
-
-from .checks import check_positive_int, check_probability
+from .checks import check_choice, check_int, check_number
+from .layers.activations import ACTIVATIONS
+from .layers.positional import KINDS as POSITIONAL_KINDS
+from .module import DTYPES
 
 
 @dataclass
@@ -33,33 +34,34 @@ class ModelConfig:
     scale_embeddings: bool = True  # multiply embeddings by sqrt(D), as Vaswani et al.
     pad_id: int = 0  # the padding token: masked as a key; its lookup gives its embedding row no gradient
     #                  (with tie_output the head still trains that row, as in PyTorch)
+    bos_id: int = 1  # the decoder's start token, fed at position 0 (Hugging Face's decoder_start_token_id)
+    eos_id: int = 2  # the token that ends an output: decoding stops there
+    causal: bool = True  # decoder self-attention under the causal mask.  False lets position t see the
+    #                      decoder inputs after it -- label leakage (Lesson 8, section 2), never for real use
     layer_norm_eps: float = 1e-5
     dtype: str = "float32"  # "float32" for training, "float64" for gradient checks
     seed: int = 0  # initialisation (and dropout) seed
 
     def __post_init__(self):
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff", "max_len"):
-            check_positive_int(name, getattr(self, name))
+            check_int(name, getattr(self, name), low=1)
         for name in ("n_encoder_layers", "n_decoder_layers"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name}: expected a non-negative integer, got {v!r}")
+            check_int(name, getattr(self, name), low=0)
         if self.d_model % self.n_heads:
             raise ValueError(f"n_heads: expected a divisor of d_model={self.d_model}, got {self.n_heads}")
-        check_probability("dropout", self.dropout)
-        if self.activation not in ("relu", "gelu", "gelu_tanh"):
-            raise ValueError(f"activation: expected 'relu', 'gelu' or 'gelu_tanh', got {self.activation!r}")
-        if self.positional not in ("sinusoidal", "learned"):
-            raise ValueError(f"positional: expected 'sinusoidal' or 'learned', got {self.positional!r}")
-        if self.dtype not in ("float32", "float64"):
-            raise ValueError(f"dtype: expected 'float32' or 'float64', got {self.dtype!r}")
+        check_number("dropout", self.dropout, 0, 1, high_open=True)
+        check_choice("activation", self.activation, tuple(ACTIVATIONS))
+        check_choice("positional", self.positional, POSITIONAL_KINDS)
+        check_choice("dtype", self.dtype, DTYPES)
+        for name in ("norm_first", "share_embeddings", "tie_output", "scale_embeddings", "causal"):
+            check_choice(name, getattr(self, name), (True, False))
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError(
                 f"share_embeddings: needs src_vocab_size == tgt_vocab_size, got "
                 f"{self.src_vocab_size} and {self.tgt_vocab_size}")
-        if not 0 <= self.pad_id < min(self.src_vocab_size, self.tgt_vocab_size):
-            raise ValueError(f"pad_id: expected an id in [0, {min(self.src_vocab_size, self.tgt_vocab_size)}), "
-                             f"got {self.pad_id}")
+        check_int("pad_id", self.pad_id, 0, min(self.src_vocab_size, self.tgt_vocab_size) - 1)
+        for name in ("bos_id", "eos_id"):
+            check_int(name, getattr(self, name), 0, self.tgt_vocab_size - 1)
 
     @property
     def d_head(self) -> int:

@@ -21,16 +21,17 @@ from typing import Iterator
 
 import numpy as np
 
-DTYPES = (np.float32, np.float64)
+DTYPES = ("float32", "float64")
+"""The floating-point types a module computes in: float32 to train, float64 to check gradients."""
 
 
 def check_dtype(dtype) -> np.dtype:
-    """Return ``np.dtype(dtype)`` if it is float32 or float64, else raise ``TypeError``."""
+    """Return ``np.dtype(dtype)`` if it is one of :data:`DTYPES`, else raise ``TypeError``."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise TypeError(f"dtype: expected float32 or float64, got {dtype!r}") from None
-    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+    if dt.name not in DTYPES:
         raise TypeError(f"dtype: expected float32 or float64, got {dt}")
     return dt
 

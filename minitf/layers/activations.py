@@ -9,6 +9,8 @@ import math
 
 import numpy as np
 
+from ..checks import check_choice
+
 _SQRT_2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -71,6 +73,4 @@ ACTIVATIONS = {
 
 def get_activation(name: str):
     """``(forward, backward)`` for ``name`` in ``ACTIVATIONS``."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"activation: expected one of {sorted(ACTIVATIONS)}, got {name!r}")
-    return ACTIVATIONS[name]
+    return ACTIVATIONS[check_choice("activation", name, tuple(ACTIVATIONS))]

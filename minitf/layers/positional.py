@@ -10,8 +10,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..checks import check_shape
+from ..checks import check_choice, check_int, check_shape
 from ..module import Module
+
+KINDS = ("sinusoidal", "learned")
+"""The positional encodings minitf has (``ModelConfig.positional``)."""
 
 
 def sinusoidal_table(max_len: int, d_model: int) -> np.ndarray:
@@ -39,9 +42,7 @@ class PositionalEncoding(Module):
     def __init__(self, max_len: int, d_model: int, kind: str = "sinusoidal",
                  *, rng: np.random.Generator, dtype=np.float32):
         super().__init__(dtype)
-        if kind not in ("sinusoidal", "learned"):
-            raise ValueError(f"positional kind: expected 'sinusoidal' or 'learned', got {kind!r}")
-        self.max_len, self.d_model, self.kind = max_len, d_model, kind
+        self.max_len, self.d_model, self.kind = max_len, d_model, check_choice("kind", kind, KINDS)
         if kind == "learned":
             self.add_param("W_pos", 0.02 * rng.standard_normal((max_len, d_model)))
         else:
@@ -52,8 +53,7 @@ class PositionalEncoding(Module):
 
     def forward(self, x: np.ndarray, offset: int = 0):
         check_shape("x", x, (None, None, self.d_model), f"(B, T, d_model={self.d_model})")
-        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-            raise ValueError(f"offset: expected a non-negative integer, got {offset!r}")
+        check_int("offset", offset, low=0)
         T = x.shape[1]
         if offset + T > self.max_len:
             raise ValueError(

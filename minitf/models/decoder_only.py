@@ -9,26 +9,16 @@ as one sequence (see ``training.decoder_only_batch``).
 """
 from __future__ import annotations
 
-import math
-from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..blocks import DecoderBlock
 from ..checks import check_token_ids
 from ..config import ModelConfig
-from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
 from ..masks import causal_mask
 from ..module import Module
 from ..layers.linear import affine_forward
-from .common import cache_nbytes, head_backward, head_weight, input_backward, input_forward
-
-
-class DecoderOnlyCache(NamedTuple):
-    input: Any
-    layers: list
-    norm: Any
-    H_dec: np.ndarray  # (B, T, D) for dW_U
+from .common import (DecoderCache, add_decoder_side, cache_nbytes, head_backward, head_weight, input_backward,
+                     input_forward)
 
 
 class DecoderOnly(Module):
@@ -36,22 +26,9 @@ class DecoderOnly(Module):
     ``decoder_layers.{l}.*`` (``self_attn``, ``ff``, ``norm1``, ``norm3``), ``decoder_norm.*``, ``W_U``."""
 
     def __init__(self, config: ModelConfig):
-        c = config
-        super().__init__(np.dtype(c.dtype))
-        self.config = c
-        rng = np.random.default_rng(c.seed)
-        D, dt = c.d_model, self.dtype
-        emb_std = D ** -0.5 if c.scale_embeddings else 1.0
-        self.tgt_embed = Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
-        self.tgt_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
-        self.tgt_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
-        self.decoder_layers = [
-            DecoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first, c.layer_norm_eps,
-                         cross_attention=False, rng=rng, dtype=dt)
-            for _ in range(c.n_decoder_layers)]
-        self.decoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
-        if not c.tie_output:
-            self.add_param("W_U", rng.uniform(-1, 1, size=(D, c.tgt_vocab_size)) / math.sqrt(D))
+        super().__init__(np.dtype(config.dtype))
+        self.config = config
+        add_decoder_side(self, config, np.random.default_rng(config.seed), cross_attention=False)
 
     def forward(self, input_ids: np.ndarray):
         """input_ids (B, T) -> logits (B, T, V), cache"""
@@ -61,7 +38,7 @@ class DecoderOnly(Module):
             raise ValueError(f"input_ids: expected shape (B, T), got {ids.shape}")
         if ids.shape[1] > c.max_len:
             raise ValueError(f"input_ids: expected at most max_len={c.max_len} positions, got {ids.shape[1]}")
-        self_mask = causal_mask(ids.shape[1], dtype=self.dtype)  # (T, T)
+        self_mask = causal_mask(ids.shape[1], dtype=self.dtype) if c.causal else None  # (T, T)
         x, c_in = input_forward(ids, self.tgt_embed, self.tgt_pos, self.tgt_dropout, c.scale_embeddings)
         layer_caches = []
         for layer in self.decoder_layers:
@@ -69,9 +46,9 @@ class DecoderOnly(Module):
             layer_caches.append(c_l)
         H_dec, c_norm = self.decoder_norm.forward(x)  # (B, T, D)
         logits = affine_forward(H_dec, head_weight(self), None)  # (B, T, D) @ (D, V) -> (B, T, V)
-        return logits, DecoderOnlyCache(c_in, layer_caches, c_norm, H_dec)
+        return logits, DecoderCache(c_in, layer_caches, c_norm, H_dec)
 
-    def backward(self, dlogits: np.ndarray, cache: DecoderOnlyCache) -> np.ndarray:
+    def backward(self, dlogits: np.ndarray, cache: DecoderCache) -> np.ndarray:
         """dlogits (B, T, V) -> dH_dec (B, T, D); accumulates every parameter's gradient."""
         # 1. the head.  forward: logits = H_dec @ W_U
         dH_dec = head_backward(dlogits, cache.H_dec, self)  # (B, T, D)
@@ -84,7 +61,7 @@ class DecoderOnly(Module):
         input_backward(dx, cache.input, self.tgt_embed, self.tgt_pos, self.tgt_dropout, self.config.scale_embeddings)
         return dH_dec
 
-    def activation_bytes(self, cache: DecoderOnlyCache) -> dict:
+    def activation_bytes(self, cache: DecoderCache) -> dict:
         seen: set = set()
         out = {"decoder": cache_nbytes((cache.input, cache.layers, cache.norm), seen),
                "head": cache_nbytes(cache.H_dec, seen)}

@@ -10,32 +10,25 @@ share of dL/dH_enc -> those shares summed -> the encoder, in reverse.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..blocks import DecoderBlock, EncoderBlock
+from ..blocks import EncoderBlock
 from ..checks import check_shape, check_token_ids
 from ..config import ModelConfig
 from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
 from ..masks import causal_mask, key_padding_mask
 from ..module import Module
 from ..layers.linear import affine_forward
-from .common import cache_nbytes, head_backward, head_weight, input_backward, input_forward
+from .common import (DecoderCache, add_decoder_side, cache_nbytes, head_backward, head_weight, input_backward,
+                     input_forward)
 
 
 class EncoderCache(NamedTuple):
     input: Any
     layers: list
     norm: Any
-
-
-class DecoderCache(NamedTuple):
-    input: Any
-    layers: list
-    norm: Any
-    H_dec: np.ndarray  # (B, T, D) the decoder's output, for dW_U = H_dec^T dlogits
 
 
 class EncoderDecoderCache(NamedTuple):
@@ -67,23 +60,16 @@ class EncoderDecoder(Module):
         rng = np.random.default_rng(c.seed)
         D, dt = c.d_model, self.dtype
         emb_std = D ** -0.5 if c.scale_embeddings else 1.0  # sqrt(D) * N(0, 1/D) = N(0, 1)
-        block = dict(d_model=D, n_heads=c.n_heads, d_ff=c.d_ff, dropout=c.dropout, activation=c.activation,
-                     norm_first=c.norm_first, eps=c.layer_norm_eps, rng=rng, dtype=dt)
         # source side
         self.src_embed = Embedding(c.src_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
         self.src_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
         self.src_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
-        self.encoder_layers = [EncoderBlock(**block) for _ in range(c.n_encoder_layers)]
+        self.encoder_layers = [EncoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first,
+                                            c.layer_norm_eps, rng=rng, dtype=dt) for _ in range(c.n_encoder_layers)]
         self.encoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
-        # target side
-        self.tgt_embed = self.src_embed if c.share_embeddings else \
-            Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
-        self.tgt_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
-        self.tgt_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
-        self.decoder_layers = [DecoderBlock(**block) for _ in range(c.n_decoder_layers)]
-        self.decoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
-        if not c.tie_output:
-            self.add_param("W_U", rng.uniform(-1, 1, size=(D, c.tgt_vocab_size)) / math.sqrt(D))
+        # target side: embedding (or the source's, shared), positions, blocks with cross-attention, head
+        add_decoder_side(self, c, rng, cross_attention=True,
+                         tgt_embed=self.src_embed if c.share_embeddings else None)
 
     # ---- masks ------------------------------------------------------------------------------
     def source_mask(self, src_ids: np.ndarray) -> np.ndarray:
@@ -117,7 +103,8 @@ class EncoderDecoder(Module):
     def decode(self, decoder_input_ids: np.ndarray, H_enc: np.ndarray, src_mask: np.ndarray):
         """decoder_input_ids (B, T), H_enc (B, S, D), src_mask (B, 1, 1, S) -> logits (B, T, V), cache.
 
-        Decoder self-attention gets only the causal mask.  Target padding sits at the end
+        Decoder self-attention gets only the causal mask (none with ``config.causal=False``,
+        Lesson 8's label-leakage demonstration).  Target padding sits at the end
         (right padding), so the causal mask already keeps it out of every real position's
         view; masking it as a key too would break T5's convention of pad as start token.
         (With that convention the start token's embedding row is the padding row, which the
@@ -131,7 +118,7 @@ class EncoderDecoder(Module):
             raise ValueError(f"decoder_input_ids: expected batch size B={H_enc.shape[0]} (as the source), "
                              f"got {ids.shape[0]}")
         T = ids.shape[1]
-        self_mask = causal_mask(T, dtype=self.dtype)  # (T, T)
+        self_mask = causal_mask(T, dtype=self.dtype) if c.causal else None  # (T, T)
         x, c_in = input_forward(ids, self.tgt_embed, self.tgt_pos, self.tgt_dropout, c.scale_embeddings)
         layer_caches = []
         for layer in self.decoder_layers:
