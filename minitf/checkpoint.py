@@ -22,6 +22,10 @@ refused without running any of it.  Everything loads with plain NumPy, too::
 Saving is atomic: the file is written to a temporary file in the same directory,
 flushed and fsync'ed, then moved over ``path`` with ``os.replace``.  A crash or an
 error midway leaves the previous checkpoint untouched.
+
+:func:`load_model` rebuilds a trained encoder-decoder and its tokenizer from the layout
+``minitf train --save`` writes (the model's config under ``config["model"]``, the tokenizer
+under ``extra["tokenizer"]``).
 """
 from __future__ import annotations
 
@@ -36,8 +40,12 @@ from typing import NamedTuple
 import numpy as np
 
 from .checks import key_mismatch
+from .config import ModelConfig
+from .data import CharTokenizer
+from .models.encoder_decoder import EncoderDecoder
 
-__all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into"]
+__all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into",
+           "load_model"]
 
 FORMAT = "minitf-checkpoint"
 VERSION = 2
@@ -283,3 +291,53 @@ def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.n
         raise ValueError(f"{what}: parameter shapes do not match the model's: " + "; ".join(bad))
     for name, dst in target.items():
         np.copyto(dst, loaded[name], casting="unsafe")  # bool/int/float -> the target's float dtype
+
+
+# -- a trained encoder-decoder ------------------------------------------------------------------
+def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
+    """Rebuild a trained encoder-decoder and its tokenizer from a ``minitf train --save`` checkpoint.
+
+    The checkpoint's config holds ``ModelConfig.to_dict()`` under ``"model"``; its extra
+    holds the tokenizer's ``to_dict()`` under ``"tokenizer"`` (and the task name under
+    ``"task"``).  The model is returned in eval mode.
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        Not a checkpoint; no model config or tokenizer in it; a config ``ModelConfig``
+        rejects; parameters missing, unexpected or mis-shaped for that config (named);
+        a tokenizer whose size, or whose pad, bos or eos id, differs from the model's.
+    """
+    ckpt = load_checkpoint(path)
+    where = f"checkpoint {str(path)!r}"
+    cfg = ckpt.config.get("model")
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{where}: expected the model config under config['model'] (as `minitf train --save` "
+                         f"writes it), got config keys {sorted(ckpt.config)}")
+    try:
+        config = ModelConfig.from_dict(cfg)  # keys an older checkpoint lacks (bos_id, eos_id, ...) take defaults
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: incompatible model config: {e}") from None
+    extra = ckpt.extra or {}
+    if not isinstance(extra.get("tokenizer"), dict):
+        raise ValueError(f"{where}: expected the tokenizer under extra['tokenizer'], got extra keys {sorted(extra)}")
+    try:
+        tokenizer = CharTokenizer.from_dict(extra["tokenizer"])
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: cannot rebuild the tokenizer: {e}") from None
+    for name in ("src_vocab_size", "tgt_vocab_size"):
+        # equal, not merely large enough: a bigger model vocabulary could emit ids the
+        # tokenizer cannot turn back into text
+        if tokenizer.vocab_size != getattr(config, name):
+            raise ValueError(f"{where}: the tokenizer has {tokenizer.vocab_size} tokens but the model's "
+                             f"{name} is {getattr(config, name)}")
+    for name in ("pad_id", "bos_id", "eos_id"):
+        if getattr(tokenizer, name) != getattr(config, name):
+            raise ValueError(f"{where}: the tokenizer's {name[:-3]} id {getattr(tokenizer, name)} differs from "
+                             f"the model's {name} {getattr(config, name)}")
+    model = EncoderDecoder(config)
+    copy_params_into(model.parameters(), ckpt.params, what=where)  # ValueError naming missing / mis-shaped
+    model.eval()
+    return model, tokenizer

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from minitf.config import ModelConfig
-from minitf.decoding import EOS_ID, START_ID, beam_search
+from minitf.decoding import beam_search
 from minitf.layers.softmax import log_softmax
 from minitf.loss import cross_entropy
 from minitf.models.encoder_decoder import EncoderDecoder
@@ -36,6 +36,7 @@ V = 9  # target vocabulary: <pad> <bos> <eos> and six letters; V >= 2K for every
 SRC_V = 11  # source vocabulary: specials, then letters 4..10
 T_MAX = 12  # max_new_tokens, the models' max_len
 SCORE_TOL = 1e-9
+START_ID, EOS_ID = ModelConfig().bos_id, ModelConfig().eos_id  # the models' own: beam_search's defaults
 
 
 # =====================================================================================

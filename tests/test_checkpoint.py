@@ -1,4 +1,5 @@
-"""Tests for minitf.checkpoint: bit-exact round trips, atomic writes, refusing bad files."""
+"""Tests for minitf.checkpoint: bit-exact round trips, atomic writes, refusing bad files, and
+rebuilding a trained model and its tokenizer (load_model)."""
 from __future__ import annotations
 
 import os
@@ -8,7 +9,11 @@ import numpy as np
 import pytest
 
 import minitf.checkpoint as ckpt
-from minitf.checkpoint import Checkpoint, copy_params_into, load_checkpoint, save_checkpoint
+from minitf.checkpoint import Checkpoint, copy_params_into, load_checkpoint, load_model, save_checkpoint
+from minitf.config import ModelConfig
+from minitf.data import CharTokenizer
+from minitf.decoding import greedy_search
+from minitf.models.encoder_decoder import EncoderDecoder
 from minitf.optim import AdamW
 
 CONFIG = {"d_model": 16, "n_heads": 2, "dropout": 0.1, "pre_ln": True, "name": "tiny ‑ ünïcode",
@@ -403,3 +408,94 @@ def test_copy_params_into_refuses_non_numeric(rng):
     target = {"w": np.zeros(2, dtype=np.float32)}
     with pytest.raises(TypeError, match="'w'"):
         copy_params_into(target, {"w": np.array(["a", "b"])})
+
+
+# -- load_model: a trained encoder-decoder and its tokenizer ----------------------------------
+def save_run(path, model, tokenizer, config_dict=None, params=None, extra=None):
+    save_checkpoint(path, config={"model": config_dict or model.config.to_dict(), "train": {"steps": 1}},
+                    params=model.parameters() if params is None else params,
+                    extra={"tokenizer": tokenizer.to_dict(), "task": "reverse"} if extra is None else extra)
+
+
+def test_load_model_round_trip(tmp_path):
+    tok = CharTokenizer("abcdefg")
+    model = EncoderDecoder(ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16,
+                                       n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=1, max_len=10, seed=5))
+    path = tmp_path / "run.npz"
+    save_run(path, model, tok)
+    loaded, loaded_tok = load_model(path)
+    assert loaded_tok == tok and not loaded.training
+    assert loaded.config == model.config
+    for name, p in model.parameters().items():
+        np.testing.assert_array_equal(loaded.parameters()[name], p)
+    src = np.array([tok.encode("abcg")])
+    np.testing.assert_array_equal(greedy_search(loaded, src).sequences, greedy_search(model, src).sequences)
+
+
+def test_load_model_rejects_incompatible_checkpoints(tmp_path):
+    tok = CharTokenizer("abcdefg")
+    cfg = ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16, n_heads=2, d_ff=32,
+                      n_encoder_layers=1, n_decoder_layers=1, max_len=10)
+    model = EncoderDecoder(cfg)
+    # parameters saved from a model with a wider feed-forward, under the narrower config
+    wide = EncoderDecoder(cfg.replace(d_ff=48))
+    save_run(tmp_path / "shape.npz", model, tok, params=wide.parameters())
+    with pytest.raises(ValueError, match=r"decoder_layers\.0\.ff\.linear1\.W.*expected \(16, 32\), got \(16, 48\)"):
+        load_model(tmp_path / "shape.npz")
+    # a parameter missing
+    params = dict(model.parameters())
+    del params["decoder_norm.gamma"]
+    save_run(tmp_path / "missing.npz", model, tok, params=params)
+    with pytest.raises(ValueError, match="missing.*decoder_norm.gamma"):
+        load_model(tmp_path / "missing.npz")
+    # a second decoder layer the config does not have
+    deeper = EncoderDecoder(cfg.replace(n_decoder_layers=2))
+    save_run(tmp_path / "deeper.npz", model, tok, params=deeper.parameters())
+    with pytest.raises(ValueError, match="unexpected.*decoder_layers.1"):
+        load_model(tmp_path / "deeper.npz")
+    # config problems
+    save_run(tmp_path / "badcfg.npz", model, tok, config_dict={**cfg.to_dict(), "n_layers": 3})
+    with pytest.raises(ValueError, match="incompatible model config.*n_layers"):
+        load_model(tmp_path / "badcfg.npz")
+    save_checkpoint(tmp_path / "nomodel.npz", config={"d_model": 16}, params=model.parameters(),
+                    extra={"tokenizer": tok.to_dict()})
+    with pytest.raises(ValueError, match=r"config\['model'\]"):
+        load_model(tmp_path / "nomodel.npz")
+    save_run(tmp_path / "notok.npz", model, tok, extra={"task": "reverse"})
+    with pytest.raises(ValueError, match="tokenizer"):
+        load_model(tmp_path / "notok.npz")
+    save_run(tmp_path / "bigtok.npz", model, tok, extra={"tokenizer": CharTokenizer("abcdefghij").to_dict()})
+    with pytest.raises(ValueError, match="tokenizer has 14 tokens"):
+        load_model(tmp_path / "bigtok.npz")
+    # a model vocabulary bigger than the tokenizer could emit ids with no text
+    big = EncoderDecoder(cfg.replace(src_vocab_size=tok.vocab_size + 3, tgt_vocab_size=tok.vocab_size + 3))
+    save_run(tmp_path / "bigvocab.npz", big, tok)
+    with pytest.raises(ValueError, match=rf"tokenizer has {tok.vocab_size} tokens but the model's src_vocab_size "
+                                         rf"is {tok.vocab_size + 3}"):
+        load_model(tmp_path / "bigvocab.npz")
+    with pytest.raises(FileNotFoundError):
+        load_model(tmp_path / "absent.npz")
+
+
+def test_load_model_checks_the_tokenizers_special_ids_against_the_config(tmp_path):
+    tok = CharTokenizer("abcdefg")  # <pad> 0, <bos> 1, <eos> 2, <unk> 3
+    cfg = ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16, n_heads=2, d_ff=32,
+                      n_encoder_layers=1, n_decoder_layers=1, max_len=10)
+    model = EncoderDecoder(cfg)
+    for name, other, what in (("pad_id", 3, "pad"), ("bos_id", 3, "bos"), ("eos_id", 4, "eos")):
+        save_run(tmp_path / f"{name}.npz", model, tok, config_dict={**cfg.to_dict(), name: other})
+        with pytest.raises(ValueError, match=rf"the tokenizer's {what} id {getattr(tok, name)} differs from the "
+                                             rf"model's {name} {other}$"):
+            load_model(tmp_path / f"{name}.npz")
+
+
+def test_load_model_reads_a_checkpoint_saved_before_the_special_ids_were_configured(tmp_path):
+    tok = CharTokenizer("abcdefg")
+    cfg = ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16, n_heads=2, d_ff=32,
+                      n_encoder_layers=1, n_decoder_layers=1, max_len=10, seed=2)
+    model = EncoderDecoder(cfg)
+    old = {k: v for k, v in cfg.to_dict().items() if k not in ("bos_id", "eos_id", "causal")}
+    save_run(tmp_path / "old.npz", model, tok, config_dict=old)
+    loaded, _ = load_model(tmp_path / "old.npz")
+    assert (loaded.config.bos_id, loaded.config.eos_id, loaded.config.causal) == (tok.bos_id, tok.eos_id, True)
+    assert loaded.config == cfg

@@ -1,5 +1,6 @@
 """Tests for minitf.decoding: the two KV caches, greedy search, sampling, beam search,
-no-repeat n-grams, traces, and loading a model from a checkpoint."""
+no-repeat n-grams in the decoders, traces, the model's own start and end tokens, and
+decoders without a causal mask.  The logit processors alone: tests/test_decoding_processors.py."""
 from __future__ import annotations
 
 import itertools
@@ -7,17 +8,15 @@ import itertools
 import numpy as np
 import pytest
 
-from minitf import decoding as dec
-from minitf.checkpoint import save_checkpoint
 from minitf.config import ModelConfig
 from minitf.data import CharTokenizer
-from minitf.decoding import (banned_ngram_tokens, beam_search, decode_step, greedy_search, init_cache,
-                             length_normalized_score, load_model, reorder_cache, sample, start_decoding,
-                             top_k_filter, top_p_filter, warp_logits)
+from minitf.decoding import (beam_search, decode_step, format_trace, greedy_search, init_cache,
+                             length_normalized_score, reorder_cache, sample, start_decoding, warp_logits)
 from minitf.layers.softmax import log_softmax, softmax
 from minitf.models.encoder_decoder import EncoderDecoder
 
 TOL = {"float64": 1e-12, "float32": 1e-5}  # cached vs uncached logits, absolute
+BOS, EOS = ModelConfig().bos_id, ModelConfig().eos_id  # the start and end tokens of make_model's models
 
 
 def make_model(dtype="float64", norm_first=True, src_vocab=11, tgt_vocab=9, max_len=12, seed=3, **kw):
@@ -41,7 +40,7 @@ def uncached_logits(model, src, decoder_input_ids):
     return logits  # (B, T, V)
 
 
-def sequence_log_prob(model, src_row, tokens, start_id=dec.START_ID):
+def sequence_log_prob(model, src_row, tokens, start_id=BOS):
     """Sum of log p(tokens) under teacher forcing, for one source row."""
     dec_in = np.array([[start_id, *tokens[:-1]]])
     logp = log_softmax(uncached_logits(model, src_row[None], dec_in)[0].astype(np.float64))  # (T, V)
@@ -211,12 +210,12 @@ def test_greedy_cached_equals_uncached_and_picks_the_argmax(rng):
     np.testing.assert_allclose(out.log_probs, ref.log_probs, rtol=0, atol=1e-12)
     for b in range(3):
         (h,) = out.hypotheses(b)
-        dec_in = np.array([[dec.START_ID, *h.tokens[:-1]]])
+        dec_in = np.array([[BOS, *h.tokens[:-1]]])
         logits = uncached_logits(model, src[b:b + 1], dec_in)[0]  # (T, V)
         np.testing.assert_array_equal(np.argmax(logits, axis=-1), h.tokens)
         assert h.log_prob == pytest.approx(sequence_log_prob(model, src[b], h.tokens), abs=1e-10)
-        assert h.finished == (h.tokens[-1] == dec.EOS_ID)
-        assert dec.EOS_ID not in h.tokens[:-1]
+        assert h.finished == (h.tokens[-1] == EOS)
+        assert EOS not in h.tokens[:-1]
         assert (out.sequences[b, len(h):] == model.config.pad_id).all()
 
 
@@ -287,7 +286,7 @@ def test_beam_search_with_enough_beams_finds_the_exhaustive_best(length_penalty,
     out = beam_search(model, src, num_beams=128, num_return_sequences=R, max_new_tokens=T_max,
                       length_penalty=length_penalty, length_penalty_style=style)
     for b in range(2):
-        exhaustive = enumerate_hypotheses(model, src[b], V, T_max, dec.EOS_ID, norm)
+        exhaustive = enumerate_hypotheses(model, src[b], V, T_max, EOS, norm)
         assert len(exhaustive) == 85
         hyps = out.hypotheses(b)
         assert [h.tokens for h in hyps] == [e[1] for e in exhaustive[:R]]
@@ -308,8 +307,8 @@ def test_beam_search_returns_several_consistent_hypotheses(rng):
         for h in hyps:
             assert h.log_prob == pytest.approx(sequence_log_prob(model, src[b], list(h.tokens)), abs=1e-10)
             assert h.score == pytest.approx(h.log_prob / len(h) ** 0.8, abs=1e-12)
-            assert dec.EOS_ID not in h.tokens[:-1]
-            assert h.finished == (h.tokens[-1] == dec.EOS_ID)
+            assert EOS not in h.tokens[:-1]
+            assert h.finished == (h.tokens[-1] == EOS)
             assert h.finished or len(h) == 8
 
 
@@ -386,9 +385,9 @@ def test_beam_trace_records_candidates_scores_and_beams(rng):
             assert c.status in ("kept", "finished", "dropped")
             i = s.beam_rows.index(c.beam)
             assert c.score == pytest.approx(s.beam_scores[i] + c.log_prob)
-            assert (c.status == "finished") <= (c.token == dec.EOS_ID)
+            assert (c.status == "finished") <= (c.token == EOS)
         for h in s.finished:
-            assert h.tokens[-1] == dec.EOS_ID
+            assert h.tokens[-1] == EOS
     # each returned hypothesis entered the pool as a "finished" candidate extending a listed beam
     for b in range(3):
         for h in out.hypotheses(b):
@@ -396,7 +395,7 @@ def test_beam_trace_records_candidates_scores_and_beams(rng):
             assert any(c.status == "finished" and c.score == pytest.approx(h.log_prob) for c in s.candidates)
             assert h.tokens[:-1] in s.beams
             assert h in s.finished
-    text = dec.format_trace(out.trace, CharTokenizer("abcde"))
+    text = format_trace(out.trace, CharTokenizer("abcde"))
     assert "step 0  example 0" in text and "finished" in text
 
 
@@ -424,7 +423,7 @@ def test_greedy_and_sampling_traces_follow_the_chosen_tokens(decoder, rng):
                 assert s.step == t and s.beams[s.beam_rows.index(r)] == tuple(tokens[:t])
                 assert s.beam_scores[s.beam_rows.index(r)] == pytest.approx(running)
                 assert chosen.token == tokens[t]
-                assert chosen.status == ("finished" if tokens[t] == dec.EOS_ID else "kept")
+                assert chosen.status == ("finished" if tokens[t] == EOS else "kept")
                 running = chosen.score  # the model's log-probs summed, whatever the sampler did
             assert running == pytest.approx(out.log_probs[n])
             if decoder == "greedy":
@@ -432,71 +431,8 @@ def test_greedy_and_sampling_traces_follow_the_chosen_tokens(decoder, rng):
 
 
 # =====================================================================================
-# Sampling, top-k, top-p
+# Sampling
 # =====================================================================================
-def test_top_k_keeps_the_k_largest_and_ties_at_the_kth_value():
-    logits = np.array([[1.0, 3.0, 3.0, 2.0, 0.0],
-                       [5.0, 4.0, 4.0, 4.0, 1.0]])
-    kept = np.isfinite(top_k_filter(logits, 2))
-    np.testing.assert_array_equal(kept, [[0, 1, 1, 0, 0], [1, 1, 1, 1, 0]])  # row 2: three tie at the 2nd value
-    np.testing.assert_array_equal(np.isfinite(top_k_filter(logits, 3)), [[0, 1, 1, 1, 0], [1, 1, 1, 1, 0]])
-    np.testing.assert_array_equal(np.isfinite(top_k_filter(logits, 1)), [[0, 1, 1, 0, 0], [1, 0, 0, 0, 0]])
-    assert np.isfinite(top_k_filter(logits, 0)).all() and np.isfinite(top_k_filter(logits, 5)).all()
-    out = top_k_filter(logits, 2)
-    np.testing.assert_array_equal(out[np.isfinite(out)], logits[np.isfinite(out)])  # survivors unchanged
-
-
-def test_top_p_keeps_the_smallest_set_reaching_p():
-    uniform = np.zeros(4)  # p = 0.25 each, exactly
-    # reaches 0.5 exactly with two; of four equal tokens the higher ids stay (Hugging Face's ascending sort)
-    assert np.isfinite(top_p_filter(uniform, 0.5)).tolist() == [False, False, True, True]
-    assert np.isfinite(top_p_filter(uniform, 0.5000001)).sum() == 3
-    assert np.isfinite(top_p_filter(uniform, 0.25)).sum() == 1
-    assert np.isfinite(top_p_filter(uniform, 1.0)).all()
-    probs = np.array([0.1, 0.6, 0.05, 0.25])  # shuffled: order by probability is 1, 3, 0, 2
-    logits = np.log(probs)
-    for p, expected in [(0.01, {1}), (0.55, {1}), (0.7, {1, 3}), (0.84, {1, 3}), (0.9, {1, 3, 0}),
-                        (0.96, {0, 1, 2, 3}), (1.0, {0, 1, 2, 3})]:
-        assert set(np.flatnonzero(np.isfinite(top_p_filter(logits, p)))) == expected, p
-
-
-def _hf_top_p_reference(logits, p):
-    """Hugging Face's TopPLogitsWarper, transcribed: sort ascending, drop the tokens whose
-    cumulative mass stays <= 1 - p, always keep the largest."""
-    order = np.argsort(logits, kind="stable")
-    cum = np.cumsum(softmax(logits[order]))
-    remove_sorted = cum <= 1 - p
-    remove_sorted[-1] = False
-    remove = np.zeros(len(logits), dtype=bool)
-    remove[order] = remove_sorted
-    return ~remove
-
-
-@pytest.mark.parametrize("ties", [False, True])
-def test_top_p_agrees_with_the_hugging_face_formulation(rng, ties):
-    """Token for token, ties included (integer logits tie often, and a cut through a run of
-    equal logits must fall where Hugging Face's does)."""
-    for _ in range(300):
-        logits = rng.integers(-3, 3, size=12).astype(float) if ties else rng.standard_normal(12) * rng.uniform(0.5, 4)
-        p = rng.uniform(0.05, 0.99)
-        np.testing.assert_array_equal(np.isfinite(top_p_filter(logits, p)), _hf_top_p_reference(logits, p))
-    rows = rng.integers(-3, 3, size=(5, 12)).astype(float)  # batched rows agree with one row at a time
-    np.testing.assert_array_equal(np.isfinite(top_p_filter(rows, 0.7)),
-                                  [_hf_top_p_reference(r, 0.7) for r in rows])
-
-
-def test_warp_logits_applies_temperature_then_top_k_then_top_p():
-    logits = np.array([2.0, 1.0, 0.5, 0.0, -1.0])
-    # at T = 1 top-p 0.6 keeps two tokens; at T = 4 the distribution is flatter and it keeps more
-    assert np.isfinite(warp_logits(logits, 1.0, 0, 0.6)).sum() == 2
-    hot = warp_logits(logits, 4.0, 0, 0.6)
-    np.testing.assert_array_equal(hot, top_p_filter(logits / 4.0, 0.6))
-    assert np.isfinite(hot).sum() == 3
-    # top-k before top-p: the nucleus is taken within the top-k, renormalised
-    np.testing.assert_array_equal(warp_logits(logits, 1.0, 3, 0.8), top_p_filter(top_k_filter(logits, 3), 0.8))
-    assert np.isfinite(warp_logits(logits, 1.0, 3, 0.8)).sum() == 2
-
-
 def test_sampling_is_reproducible_from_its_seed(rng):
     model = make_model()
     src = padded_sources(rng)
@@ -523,7 +459,7 @@ def test_sampling_with_top_k_1_is_greedy(rng):
 def test_sampled_first_tokens_follow_the_warped_distribution():
     model = make_model(tgt_vocab=9, seed=2)
     src = np.array([[5, 6, 7]])
-    first = uncached_logits(model, src, np.array([[dec.START_ID]]))[0, 0].astype(np.float64)  # (V,)
+    first = uncached_logits(model, src, np.array([[BOS]]))[0, 0].astype(np.float64)  # (V,)
     n = 20000
     for kw in [dict(), dict(temperature=0.5, top_k=4), dict(top_p=0.7), dict(temperature=2.0, top_p=0.9)]:
         out = sample(model, src, rng=1, num_return_sequences=n, max_new_tokens=1, **kw)
@@ -536,20 +472,6 @@ def test_sampled_first_tokens_follow_the_warped_distribution():
 # =====================================================================================
 # No repeated n-grams
 # =====================================================================================
-def test_banned_ngram_tokens_by_hand():
-    def banned(prefix, n, V=8):
-        return set(np.flatnonzero(banned_ngram_tokens(np.array([prefix]), n, V)[0]))
-
-    assert banned([1, 5, 6, 5], 2) == {6}  # "5 6" seen: after 5, no 6
-    assert banned([1, 5, 6, 5, 6], 2) == {5}  # "6 5" seen
-    assert banned([1, 5, 6, 5], 3) == set()  # "6 5 ?" never seen
-    assert banned([1, 5, 6, 5, 6], 3) == {5}  # "5 6 5" seen
-    assert banned([1, 5, 6, 7], 1) == {1, 5, 6, 7}  # n = 1: no token twice
-    assert banned([1, 5], 3) == set() and banned([1, 5, 5], 0) == set()
-    both = banned_ngram_tokens(np.array([[1, 5, 6, 5], [1, 2, 2, 2]]), 2, 8)  # rows are independent
-    assert set(np.flatnonzero(both[0])) == {6} and set(np.flatnonzero(both[1])) == {2}
-
-
 def _has_repeated_ngram(seq, n):
     grams = [tuple(seq[i:i + n]) for i in range(len(seq) - n + 1)]
     return len(grams) != len(set(grams))
@@ -565,11 +487,11 @@ def test_decoders_never_repeat_an_ngram(n, rng):
                         no_repeat_ngram_size=n, eos_id=None)]
     for out in outs:
         for row, length in zip(out.sequences, out.lengths):
-            seq = [dec.START_ID, *row[:length].tolist()]
+            seq = [BOS, *row[:length].tolist()]
             assert not _has_repeated_ngram(seq, n), (n, seq)
     # and without the ban this model does repeat itself (so the test can fail)
     plain = greedy_search(model, src, max_new_tokens=7, eos_id=None)
-    assert any(_has_repeated_ngram([dec.START_ID, *r.tolist()], 2) for r in plain.sequences)
+    assert any(_has_repeated_ngram([BOS, *r.tolist()], 2) for r in plain.sequences)
 
 
 # =====================================================================================
@@ -618,18 +540,6 @@ def test_other_bad_inputs(rng):
         sample(model, padded_sources(rng), rng=-1)
 
 
-@pytest.mark.parametrize("k", [-1, 2.5, True, None])
-def test_top_k_filter_rejects_a_bad_k(k):
-    with pytest.raises(ValueError, match=rf"^k: expected a non-negative integer .*got {k!r}$"):
-        top_k_filter(np.zeros(4), k)
-
-
-@pytest.mark.parametrize("p", [0.0, -0.5, 1.5, float("nan"), "0.5", True])
-def test_top_p_filter_rejects_a_p_outside_0_1(p):
-    with pytest.raises(ValueError, match=r"^p: expected a value in \(0, 1\]"):
-        top_p_filter(np.zeros(4), p)
-
-
 def test_early_stopping_accepts_numpy_booleans_as_booleans(rng):
     """np.True_ is not ``True``: it must still mean True, not fall through to False."""
     model, src = make_model(), padded_sources(rng)
@@ -661,7 +571,7 @@ def test_a_no_repeat_size_that_bans_every_token_is_an_error(rng):
 def test_decode_step_refuses_training_mode_and_a_cache_from_another_model(rng):
     model, src = make_model(dropout=0.1), padded_sources(rng)
     cache = start_decoding(model.eval(), src)
-    first = np.full((src.shape[0], 1), dec.START_ID)
+    first = np.full((src.shape[0], 1), BOS)
     model.train()
     with pytest.raises(ValueError, match="model: expected eval mode"):
         decode_step(model, first, cache)
@@ -672,69 +582,94 @@ def test_decode_step_refuses_training_mode_and_a_cache_from_another_model(rng):
 
 
 # =====================================================================================
-# Loading a trained model
+# The model's own start and end tokens
 # =====================================================================================
-def save_run(path, model, tokenizer, config_dict=None, params=None, extra=None):
-    save_checkpoint(path, config={"model": config_dict or model.config.to_dict(), "train": {"steps": 1}},
-                    params=model.parameters() if params is None else params,
-                    extra={"tokenizer": tokenizer.to_dict(), "task": "reverse"} if extra is None else extra)
+def test_decoders_start_and_end_with_the_models_configured_tokens(rng):
+    src = padded_sources(rng)
+    model = make_model(bos_id=4)
+    free = greedy_search(model, src, max_new_tokens=6, eos_id=None)
+    first = np.argmax(uncached_logits(model, src, np.full((3, 1), 4))[:, 0], axis=-1)  # (B,) after <bos> = 4
+    np.testing.assert_array_equal(free.sequences[:, 0], first)
+    assert (np.argmax(uncached_logits(model, src, np.full((3, 1), BOS))[:, 0], axis=-1) != first).any()  # 4 matters
+    # make the end token the one row 0 emits first: with the model's eos_id, row 0 stops there
+    eos = int(first[0])
+    model = make_model(bos_id=4, eos_id=eos)  # the same weights (same seed)
+    decoders = [lambda **kw: greedy_search(model, src, max_new_tokens=6, **kw),
+                lambda **kw: sample(model, src, rng=0, top_k=1, max_new_tokens=6, **kw),
+                lambda **kw: beam_search(model, src, num_beams=1, max_new_tokens=6, **kw)]
+    for decode in decoders:
+        out = decode()
+        assert out.lengths[0] == 1 and out.finished[0] and out.sequences[0, 0] == eos
+        explicit = decode(start_id=4, eos_id=eos)
+        np.testing.assert_array_equal(out.sequences, explicit.sequences)
+        np.testing.assert_array_equal(out.log_probs, explicit.log_probs)
+        assert not np.array_equal(decode(start_id=BOS, eos_id=EOS).sequences, out.sequences)
 
 
-def test_load_model_round_trip(tmp_path, rng):
-    tok = CharTokenizer("abcdefg")
-    model = EncoderDecoder(ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16,
-                                       n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=1, max_len=10, seed=5))
-    path = tmp_path / "run.npz"
-    save_run(path, model, tok)
-    loaded, loaded_tok = load_model(path)
-    assert loaded_tok == tok and not loaded.training
-    assert loaded.config == model.config
-    for name, p in model.parameters().items():
-        np.testing.assert_array_equal(loaded.parameters()[name], p)
-    src = np.array([tok.encode("abcg")])
-    np.testing.assert_array_equal(greedy_search(loaded, src).sequences, greedy_search(model, src).sequences)
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(start_id=9), r"^start_id: expected a token id in \[0, 9\) or None \(the model's bos_id\), got 9$"),
+    (dict(eos_id="eos"), r"^eos_id: expected a token id in \[0, 9\) or None \(never stop early\) or 'model'"),
+    (dict(eos_id=-1), r"^eos_id: expected a token id in \[0, 9\) .*got -1$"),
+])
+def test_special_ids_are_checked(kwargs, message, rng):
+    with pytest.raises(ValueError, match=message):
+        greedy_search(make_model(), padded_sources(rng), **kwargs)
 
 
-def test_load_model_rejects_incompatible_checkpoints(tmp_path):
-    tok = CharTokenizer("abcdefg")
-    cfg = ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=16, n_heads=2, d_ff=32,
-                      n_encoder_layers=1, n_decoder_layers=1, max_len=10)
-    model = EncoderDecoder(cfg)
-    # parameters saved from a model with a wider feed-forward, under the narrower config
-    wide = EncoderDecoder(cfg.replace(d_ff=48))
-    save_run(tmp_path / "shape.npz", model, tok, params=wide.parameters())
-    with pytest.raises(ValueError, match=r"decoder_layers\.0\.ff\.linear1\.W.*expected \(16, 32\), got \(16, 48\)"):
-        load_model(tmp_path / "shape.npz")
-    # a parameter missing
-    params = dict(model.parameters())
-    del params["decoder_norm.gamma"]
-    save_run(tmp_path / "missing.npz", model, tok, params=params)
-    with pytest.raises(ValueError, match="missing.*decoder_norm.gamma"):
-        load_model(tmp_path / "missing.npz")
-    # a second decoder layer the config does not have
-    deeper = EncoderDecoder(cfg.replace(n_decoder_layers=2))
-    save_run(tmp_path / "deeper.npz", model, tok, params=deeper.parameters())
-    with pytest.raises(ValueError, match="unexpected.*decoder_layers.1"):
-        load_model(tmp_path / "deeper.npz")
-    # config problems
-    save_run(tmp_path / "badcfg.npz", model, tok, config_dict={**cfg.to_dict(), "n_layers": 3})
-    with pytest.raises(ValueError, match="incompatible model config.*n_layers"):
-        load_model(tmp_path / "badcfg.npz")
-    save_checkpoint(tmp_path / "nomodel.npz", config={"d_model": 16}, params=model.parameters(),
-                    extra={"tokenizer": tok.to_dict()})
-    with pytest.raises(ValueError, match=r"config\['model'\]"):
-        load_model(tmp_path / "nomodel.npz")
-    save_run(tmp_path / "notok.npz", model, tok, extra={"task": "reverse"})
-    with pytest.raises(ValueError, match="tokenizer"):
-        load_model(tmp_path / "notok.npz")
-    save_run(tmp_path / "bigtok.npz", model, tok, extra={"tokenizer": CharTokenizer("abcdefghij").to_dict()})
-    with pytest.raises(ValueError, match="tokenizer has 14 tokens"):
-        load_model(tmp_path / "bigtok.npz")
-    # a model vocabulary bigger than the tokenizer could emit ids with no text
-    big = EncoderDecoder(cfg.replace(src_vocab_size=tok.vocab_size + 3, tgt_vocab_size=tok.vocab_size + 3))
-    save_run(tmp_path / "bigvocab.npz", big, tok)
-    with pytest.raises(ValueError, match=rf"tokenizer has {tok.vocab_size} tokens but the model's src_vocab_size "
-                                         rf"is {tok.vocab_size + 3}"):
-        load_model(tmp_path / "bigvocab.npz")
-    with pytest.raises(FileNotFoundError):
-        load_model(tmp_path / "absent.npz")
+# =====================================================================================
+# A decoder without the causal mask (Lesson 8's label leakage): never cached
+# =====================================================================================
+def test_cached_decoding_refuses_a_non_causal_decoder(rng):
+    model, src = make_model(causal=False), padded_sources(rng)
+    message = r"^model: expected a causal decoder \(config.causal=True\) for cached decoding, got config.causal=False"
+    with pytest.raises(ValueError, match=message):
+        start_decoding(model, src)
+    H_enc, _ = model.encode(src)
+    with pytest.raises(ValueError, match=message):
+        init_cache(model, H_enc, model.source_mask(src))
+    with pytest.raises(ValueError, match=message):
+        greedy_search(model, src, use_cache=True)
+    with pytest.raises(ValueError, match=message):
+        beam_search(model, src, num_beams=2)
+
+
+def count_decode_calls(monkeypatch, model):
+    calls = []
+    original = model.decode
+
+    def counting_decode(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(model, "decode", counting_decode)
+    return calls
+
+
+def test_use_cache_defaults_to_the_cache_exactly_when_the_decoder_is_causal(monkeypatch, rng):
+    src = padded_sources(rng)
+    causal = make_model()
+    calls = count_decode_calls(monkeypatch, causal)
+    out = greedy_search(causal, src, max_new_tokens=5, eos_id=None)
+    assert calls == []  # cached: model.decode (the whole prefix) never runs
+    np.testing.assert_array_equal(out.sequences, greedy_search(causal, src, max_new_tokens=5, eos_id=None,
+                                                               use_cache=False).sequences)
+    leaky = make_model(causal=False)  # the same weights, no causal mask
+    calls = count_decode_calls(monkeypatch, leaky)
+    out = greedy_search(leaky, src, max_new_tokens=5, eos_id=None)
+    assert len(calls) == 5  # the whole prefix re-run at every step
+    ref = greedy_search(leaky, src, max_new_tokens=5, eos_id=None, use_cache=False)
+    np.testing.assert_array_equal(out.sequences, ref.sequences)
+    np.testing.assert_array_equal(out.log_probs, ref.log_probs)
+    # sampling follows the same rule, so top-k 1 is still greedy
+    np.testing.assert_array_equal(sample(leaky, src, rng=0, top_k=1, max_new_tokens=5, eos_id=None).sequences,
+                                  out.sequences)
+
+
+def test_a_non_causal_decoder_lets_earlier_positions_see_later_ones(rng):
+    # Guard for the tests above: without the causal mask the prefix's logits really differ
+    # (the last position's do too, from the second layer on), so decoding it with a cache
+    # built for a causal decoder would be wrong.
+    src, ids = padded_sources(rng), rng.integers(1, 9, size=(3, 5))
+    causal, leaky = uncached_logits(make_model(), src, ids), uncached_logits(make_model(causal=False), src, ids)
+    assert np.abs(causal[:, -1] - leaky[:, -1]).max() > 1e-3
+    assert np.abs(causal[:, 0] - leaky[:, 0]).max() > 1e-3

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minitf import decoding
-from minitf.checkpoint import save_checkpoint
+from minitf.checkpoint import load_model, save_checkpoint
 from minitf.cli import main
 from minitf.config import ModelConfig
 from minitf.data import CharTokenizer
@@ -50,7 +50,7 @@ def output_texts(out):
 def test_greedy_prints_what_greedy_search_returns(ckpt, capsys):
     code, out, err = run(capsys, "--checkpoint", ckpt, "--input", "abc", "--input", "hgfed", "--max-len", "10")
     assert code == 0, err
-    model, tok = decoding.load_model(ckpt)
+    model, tok = load_model(ckpt)
     src = np.array([tok.encode("abc") + [tok.pad_id] * 2, tok.encode("hgfed")])
     expected = decoding.greedy_search(model, src, max_new_tokens=10)
     assert out.splitlines()[0] == "greedy"
@@ -64,7 +64,7 @@ def test_beam_search_prints_num_return_outputs_with_scores(ckpt, capsys):
     code, out, err = run(capsys, "--checkpoint", ckpt, "--input", "cab", "--beams", "4", "--num-return", "3",
                          "--max-len", "8", "--length-penalty", "0.7")
     assert code == 0, err
-    model, tok = decoding.load_model(ckpt)
+    model, tok = load_model(ckpt)
     expected = decoding.beam_search(model, np.array([tok.encode("cab")]), num_beams=4, num_return_sequences=3,
                                     max_new_tokens=8, length_penalty=0.7)
     assert out.splitlines()[0] == "beam search: 4 beams, length penalty 0.7"

@@ -83,16 +83,17 @@ def _source_ids(tokenizer, texts, max_len):
 
 def run(args: argparse.Namespace) -> int:
     from minitf import decoding
+    from minitf.checkpoint import load_model
 
     try:
         _check_args(args)
         try:
-            model, tokenizer = decoding.load_model(args.checkpoint)
+            model, tokenizer = load_model(args.checkpoint)
         except (OSError, ValueError, TypeError) as e:
             raise _UsageError(f"--checkpoint: {e}") from None
         src_ids = _source_ids(tokenizer, args.input, model.config.max_len)
-        common = dict(max_new_tokens=args.max_len, no_repeat_ngram_size=args.no_repeat_ngram,
-                      start_id=tokenizer.bos_id, eos_id=tokenizer.eos_id, trace=args.trace)
+        # start and end tokens: the model's own (load_model checked the tokenizer agrees)
+        common = dict(max_new_tokens=args.max_len, no_repeat_ngram_size=args.no_repeat_ngram, trace=args.trace)
         try:
             if args.beams is not None:
                 header = (f"beam search: {args.beams} beams, length penalty {args.length_penalty:g}"
