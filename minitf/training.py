@@ -26,13 +26,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
+from .checks import check_choice, check_int, check_number
 from .config import ModelConfig
 from .data import IGNORE_INDEX, Batch, shift_right
+from .decoding import greedy_search
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
 from .runtime import keep_freed_memory
-from .schedules import get_schedule
+from .schedules import SCHEDULES, get_schedule
+
+OPTIMIZERS = ("sgd", "adam", "adamw")
+"""The optimizers :func:`make_optimizer` builds (``TrainConfig.optimizer``)."""
 
 
 class TrainingDiverged(FloatingPointError):
@@ -60,10 +65,10 @@ def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.nda
     return input_ids.astype(np.int64), labels
 
 
-def forward_loss(model, batch: Batch, label_smoothing: float = 0.0, start_id: int = 1):
+def forward_loss(model, batch: Batch, label_smoothing: float = 0.0):
     """Teacher-forced forward and loss.  Returns ``(loss, dlogits, cache, logits, labels)``."""
     if isinstance(model, DecoderOnly):
-        input_ids, labels = decoder_only_batch(batch, start_id, model.config.pad_id)
+        input_ids, labels = decoder_only_batch(batch, model.config.bos_id, model.config.pad_id)
         logits, cache = model.forward(input_ids)
     else:
         labels = batch.labels
@@ -72,31 +77,7 @@ def forward_loss(model, batch: Batch, label_smoothing: float = 0.0, start_id: in
     return loss, dlogits, cache, logits, labels
 
 
-# ---- free-running: greedy decoding ---------------------------------------------------------------
-def greedy_decode(model: EncoderDecoder, src_ids: np.ndarray, max_len: int, start_id: int, eos_id: int) -> np.ndarray:
-    """The model feeds itself: encode once, then decode one token at a time, each step
-    re-running the decoder on the whole prefix (simple, not fast; ``minitf.decoding``
-    has the cached decoder).  Returns generated ids (B, <= max_len), ``eos_id`` after
-    a sequence has finished."""
-    if max_len < 1:
-        raise ValueError(f"max_len: expected at least 1, got {max_len}")
-    src_ids = np.asarray(src_ids)
-    H_enc, _ = model.encode(src_ids)  # (B, S, D) once
-    src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
-    B = src_ids.shape[0]
-    prefix = np.full((B, 1), start_id, dtype=np.int64)  # (B, 1) <bos>
-    done = np.zeros(B, dtype=bool)
-    for _ in range(max_len):
-        logits, _ = model.decode(prefix, H_enc, src_mask)  # (B, t, V)
-        next_id = logits[:, -1].argmax(axis=-1)  # (B,) the model's own choice
-        next_id = np.where(done, eos_id, next_id)
-        prefix = np.concatenate([prefix, next_id[:, None]], axis=1)
-        done |= next_id == eos_id
-        if done.all():
-            break
-    return prefix[:, 1:]
-
-
+# ---- free-running metrics ----------------------------------------------------------------------------
 def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
     """Free-running metrics of generated ``pred`` (B, T') against ``labels`` (B, T), -100 padded.
 
@@ -121,23 +102,26 @@ def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
 
 
 # ---- evaluation -------------------------------------------------------------------------------------
-def evaluate(model, batch: Batch, *, start_id: int, eos_id: int, max_len: int | None = None) -> dict:
+def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
     """Both sides of the gap on one batch (the model is put in eval mode, then restored).
 
     Returns ``teacher_forced_loss``, ``teacher_forced_token_accuracy``,
     ``free_running_exact_match``, ``free_running_token_accuracy`` and, for inspection,
-    ``predictions`` (B, T') of the free-running run.
+    ``predictions`` (B, T') of the free-running run: greedy decoding by
+    :func:`minitf.decoding.greedy_search` (the decoder ``minitf generate`` uses), at most
+    ``max_len`` tokens (default: the target length + 2), ``<pad>`` after a row's ``<eos>``.
+    The start and end tokens are the model's (``config.bos_id``, ``config.eos_id``).
     """
     with model.evaluating():
-        loss, _, _, logits, labels = forward_loss(model, batch, start_id=start_id)
+        loss, _, _, logits, labels = forward_loss(model, batch)
         real = labels != IGNORE_INDEX
         tf_acc = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
         out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
         if isinstance(model, EncoderDecoder):
             T = batch.labels.shape[1]
             limit = max_len or min(T + 2, model.config.max_len)  # a little room past the target
-            pred = greedy_decode(model, batch.input_ids, limit, start_id, eos_id)
-            m = sequence_metrics(pred, batch.labels, eos_id)
+            pred = greedy_search(model, batch.input_ids, max_new_tokens=limit).sequences  # (B, <= limit)
+            m = sequence_metrics(pred, batch.labels, model.config.eos_id)
             out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
                        predictions=pred)
         return out
@@ -163,21 +147,19 @@ class TrainConfig:
     progress: bool = True  # show a tqdm bar
 
     def __post_init__(self):
-        def number(v) -> bool:
-            return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-
         for name, low in (("steps", 1), ("batch_size", 1), ("eval_size", 1), ("warmup", 0), ("eval_every", 0),
                           ("seed", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-                kind = "a non-negative" if low == 0 else "a positive"
-                raise ValueError(f"{name}: expected {kind} integer, got {value!r}")
-        if not (number(self.lr) and math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"lr: expected a positive finite number, got {self.lr!r}")
-        if self.clip_norm is not None and not (number(self.clip_norm) and self.clip_norm > 0):
-            raise ValueError(f"clip_norm: expected a positive number or None (no clipping), got {self.clip_norm!r}")
-        if not (number(self.label_smoothing) and 0 <= self.label_smoothing <= 1):
-            raise ValueError(f"label_smoothing: expected a value in [0, 1], got {self.label_smoothing!r}")
+            check_int(name, getattr(self, name), low=low)
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_number("lr", self.lr, 0, None, low_open=True)
+        check_choice("schedule", self.schedule, tuple(SCHEDULES))
+        check_number("weight_decay", self.weight_decay, 0, None)
+        if self.clip_norm is not None:
+            check_number("clip_norm", self.clip_norm, 0, None, low_open=True)
+        check_number("label_smoothing", self.label_smoothing, 0, 1)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
 
 
 @dataclass
@@ -194,25 +176,22 @@ class History:
 
 
 def make_optimizer(params: dict, cfg: TrainConfig):
-    if cfg.optimizer == "adamw":
-        return AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    if cfg.optimizer == "adam":
-        return Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    """The optimizer ``cfg.optimizer`` names, over ``params``."""
     if cfg.optimizer == "sgd":
         return SGD(params, lr=cfg.lr, momentum=0.9, weight_decay=cfg.weight_decay)
-    raise ValueError(f"optimizer: expected 'sgd', 'adam' or 'adamw', got {cfg.optimizer!r}")
+    return {"adam": Adam, "adamw": AdamW}[cfg.optimizer](params, lr=cfg.lr, weight_decay=cfg.weight_decay)
 
 
 def make_schedule(cfg: TrainConfig, d_model: int):
+    """The learning-rate schedule ``cfg.schedule`` names, peaking at ``cfg.lr``."""
     if cfg.schedule == "constant":
         return get_schedule("constant", lr=cfg.lr)
     if cfg.schedule == "noam":  # factor chosen so the peak (at step max(warmup, 1)) is cfg.lr
         return get_schedule("noam", d_model=d_model, warmup=cfg.warmup,
                             factor=cfg.lr * math.sqrt(d_model * max(cfg.warmup, 1)))
-    if cfg.schedule == "warmup_cosine":
-        # the decay reaches 0 one step after the last update, so every update (steps = 1 too) moves the weights
-        return get_schedule("warmup_cosine", lr=cfg.lr, warmup=min(cfg.warmup, cfg.steps), total=cfg.steps + 1)
-    raise ValueError(f"schedule: expected 'constant', 'noam' or 'warmup_cosine', got {cfg.schedule!r}")
+    # "warmup_cosine": the decay reaches 0 one step after the last update, so every update
+    # (steps = 1 too) moves the weights
+    return get_schedule("warmup_cosine", lr=cfg.lr, warmup=min(cfg.warmup, cfg.steps), total=cfg.steps + 1)
 
 
 def eval_pairs(task, cfg: TrainConfig) -> list:
@@ -222,9 +201,9 @@ def eval_pairs(task, cfg: TrainConfig) -> list:
 
 
 def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
-               label_smoothing: float = 0.0, start_id: int = 1) -> dict:
+               label_smoothing: float = 0.0) -> dict:
     """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens``."""
-    loss, dlogits, cache, _, _ = forward_loss(model, batch, label_smoothing, start_id)
+    loss, dlogits, cache, _, _ = forward_loss(model, batch, label_smoothing)
     if not math.isfinite(loss):
         advice = f"try a lower lr than {lr:g}" + (" or gradient clipping" if not clip_norm else "")
         raise TrainingDiverged(f"loss is {loss}: training stopped before the update ({advice})")
@@ -237,6 +216,14 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     optimizer.lr = lr
     optimizer.step(grads)
     return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
+
+
+def _check_special_ids(config: ModelConfig, tokenizer) -> None:
+    """The batches are built with the tokenizer's ids, decoding uses the config's: they must agree."""
+    for name in ("pad_id", "bos_id", "eos_id"):
+        if getattr(tokenizer, name) != getattr(config, name):
+            raise ValueError(f"model: expected config.{name} = the task tokenizer's {name} "
+                             f"{getattr(tokenizer, name)}, got {getattr(config, name)}")
 
 
 def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=()) -> History:
@@ -257,7 +244,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     # (Task.batches checks the items: pairs instead of source texts are refused there)
     batches = task.batches(cfg.batch_size, rng, exclude=[s for s, _ in evaluation] + list(held_out))
     eval_batch = task.batch(evaluation)
-    tok = task.tokenizer
+    _check_special_ids(model.config, task.tokenizer)
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)
     hist = History()
@@ -267,8 +254,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)
     for step in bar:
         try:
-            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm,
-                             cfg.label_smoothing, tok.bos_id)
+            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing)
         except TrainingDiverged as e:
             raise TrainingDiverged(f"step {step}: {e}") from None
         hist.step.append(step)
@@ -281,7 +267,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
             bar.set_postfix(loss=f"{out['loss']:.3f}", lr=f"{optimizer.lr:.2e}",
                             tok_s=f"{hist.tokens / elapsed:,.0f}")
         if (cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps:
-            metrics = evaluate(model, eval_batch, start_id=tok.bos_id, eos_id=tok.eos_id)
+            metrics = evaluate(model, eval_batch)
             metrics.pop("predictions", None)
             hist.evals.append({"step": step, **metrics})
             if callback:
@@ -296,11 +282,9 @@ def default_model_config(task, **overrides) -> ModelConfig:
     tok = task.tokenizer
     base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=64, n_heads=4,
                 d_ff=256, n_encoder_layers=2, n_decoder_layers=2,
-                max_len=task.max_source_len + task.max_target_len + 1, pad_id=tok.pad_id,  # room for a decoder-only model's source + target
+                max_len=task.max_source_len + task.max_target_len + 1,  # room for a decoder-only model's source + target
+                pad_id=tok.pad_id, bos_id=tok.bos_id, eos_id=tok.eos_id,
                 share_embeddings=True, tie_output=True)
     base.update(overrides)
     return ModelConfig(**base)
 
-
-def config_dict(cfg) -> dict:
-    return dataclasses.asdict(cfg)

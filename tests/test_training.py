@@ -9,12 +9,13 @@ import pytest
 
 from minitf.config import ModelConfig
 from minitf.data import IGNORE_INDEX, make_batch
+from minitf.decoding import greedy_search
 from minitf.models import DecoderOnly, EncoderDecoder
 from minitf.tasks import get_task
 from minitf.loss import cross_entropy
 from minitf.optim import AdamW, global_grad_norm
 from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, eval_pairs,
-                             evaluate, greedy_decode, make_schedule, sequence_metrics, train, train_step)
+                             evaluate, make_schedule, sequence_metrics, train, train_step)
 
 TINY = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1)
 
@@ -101,13 +102,14 @@ def test_an_inf_gradient_stops_training_before_the_update():
         np.testing.assert_array_equal(v, before[k], err_msg=f"{k} was updated after divergence")
 
 
-def test_greedy_decode_feeds_the_model_its_own_argmax():
+def test_evaluate_runs_free_with_the_decoder_minitf_generate_uses():
     task = get_task("copy", min_len=3, max_len=6)
     model, _ = tiny_run(steps=5)
     model.eval()
     batch = task.batch(task.dataset(4, seed=1))
     tok = task.tokenizer
-    pred = greedy_decode(model, batch.input_ids, 5, tok.bos_id, tok.eos_id)
+    pred = evaluate(model, batch, max_len=5)["predictions"]
+    np.testing.assert_array_equal(pred, greedy_search(model, batch.input_ids, max_new_tokens=5).sequences)
     # replay: each generated token is the argmax given the previously generated ones
     prefix = np.full((4, 1), tok.bos_id)
     for t in range(pred.shape[1]):
@@ -115,9 +117,16 @@ def test_greedy_decode_feeds_the_model_its_own_argmax():
         expect = logits[:, -1].argmax(-1)
         alive = ~(pred[:, :t] == tok.eos_id).any(axis=1)
         np.testing.assert_array_equal(pred[alive, t], expect[alive])
+        # after a row's <eos> nothing is generated: <pad>, which never matches a label
+        np.testing.assert_array_equal(pred[~alive, t], tok.pad_id)
         prefix = np.concatenate([prefix, pred[:, t:t + 1]], axis=1)
-    with pytest.raises(ValueError, match="max_len: expected at least 1, got 0"):
-        greedy_decode(model, batch.input_ids, 0, tok.bos_id, tok.eos_id)
+
+
+def test_a_premature_eos_earns_no_credit_for_the_positions_after_it():
+    eos, pad = 2, 0
+    labels = np.array([[5, 6, eos]])
+    assert sequence_metrics(np.array([[eos, pad, pad]]), labels, eos)["token_accuracy"] == 0.0
+    assert sequence_metrics(np.array([[5, eos, pad]]), labels, eos)["token_accuracy"] == pytest.approx(1 / 3)
 
 
 def test_sequence_metrics_by_hand():
@@ -141,7 +150,7 @@ def test_evaluate_reports_both_sides_and_restores_the_mode():
     task = get_task("copy", min_len=3, max_len=6)
     model, _ = tiny_run(steps=5)
     model.train()
-    out = evaluate(model, task.batch(task.dataset(8, seed=2)), start_id=1, eos_id=2)
+    out = evaluate(model, task.batch(task.dataset(8, seed=2)))
     for k in ("teacher_forced_loss", "teacher_forced_token_accuracy", "free_running_exact_match",
               "free_running_token_accuracy"):
         assert k in out and np.isfinite(out[k])
@@ -208,8 +217,8 @@ def test_train_command_rejects_bad_arguments_naming_the_flag(capsys, argv, messa
     ("eval_every", -1, "eval_every: expected a non-negative integer"),
     ("lr", 0.0, "lr: expected a positive finite number"),
     ("lr", float("inf"), "lr: expected a positive finite number"),
-    ("clip_norm", 0.0, "clip_norm: expected a positive number or None"),
-    ("label_smoothing", 1.5, "label_smoothing: expected a value in [0, 1]"),
+    ("clip_norm", 0.0, "clip_norm: expected a positive finite number"),
+    ("label_smoothing", 1.5, "label_smoothing: expected a finite number in [0, 1]"),
 ])
 def test_train_config_rejects_bad_fields(field, value, message):
     with pytest.raises(ValueError, match="^" + re.escape(message)):
@@ -326,30 +335,8 @@ def test_teacher_forced_accuracy_counts_real_positions_only():
     task, model, _ = _copy_setup()
     batch = task.batch(task.dataset(8, seed=4))
     assert (batch.labels == IGNORE_INDEX).any()  # padding present, so counting it would show
-    out = evaluate(model, batch, start_id=task.tokenizer.bos_id, eos_id=task.tokenizer.eos_id)
+    out = evaluate(model, batch)
     logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
     real = batch.labels != IGNORE_INDEX
     assert out["teacher_forced_token_accuracy"] == ((logits.argmax(-1) == batch.labels) & real).sum() / real.sum()
 
-
-class Scripted:
-    """A stand-in model: row 0 says <eos> (2) at the first step, then would say 5 forever."""
-
-    def encode(self, src):
-        return np.zeros((src.shape[0], 1, 1)), None
-
-    def source_mask(self, src):
-        return None
-
-    def decode(self, prefix, H_enc, mask):
-        B, t = prefix.shape
-        logits = np.zeros((B, t, 6))
-        logits[:, -1, 5] = 1.0
-        if t == 1:
-            logits[0, -1, 2] = 2.0
-        return logits, None
-
-
-def test_greedy_decode_fills_finished_rows_with_eos():
-    pred = greedy_decode(Scripted(), np.ones((2, 3), dtype=np.int64), 4, 1, 2)
-    assert pred.tolist() == [[2, 2, 2, 2], [5, 5, 5, 5]]

@@ -68,7 +68,7 @@ def run(args) -> int:
     from ..checkpoint import save_checkpoint
     from ..models import EncoderDecoder
     from ..tasks import get_task
-    from ..training import (TrainConfig, TrainingDiverged, config_dict, default_model_config, eval_pairs, evaluate,
+    from ..training import (TrainConfig, TrainingDiverged, default_model_config, eval_pairs, evaluate,
                             make_optimizer, train)
 
     problem = _check_args(args)
@@ -103,7 +103,7 @@ def run(args) -> int:
         print(f"minitf train: {e}", file=sys.stderr)
         return 1
     eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
-    final = evaluate(model, task.batch(eval_set), start_id=tok.bos_id, eos_id=tok.eos_id)
+    final = evaluate(model, task.batch(eval_set))
     tokens_per_s = hist.tokens / hist.seconds
     print(f"\ndone in {hist.seconds:.1f} s ({tokens_per_s:,.0f} target tokens/s); "
           f"evaluation on {len(eval_set)} held-out examples (no training batch contained their sources):")
@@ -135,7 +135,7 @@ def run(args) -> int:
             json.dump(metrics, f, indent=2)
         print(f"\nmetrics written to {args.metrics_out}")
     if args.save:
-        save_checkpoint(args.save, config={"model": mcfg.to_dict(), "train": config_dict(tcfg)},
+        save_checkpoint(args.save, config={"model": mcfg.to_dict(), "train": tcfg.to_dict()},
                         params=model.parameters(), optimizer_state=optimizer.state_dict(),
                         extra={"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config})
         print(f"checkpoint written to {os.path.abspath(args.save)}")

@@ -124,7 +124,7 @@ HW08 = Homework(
               "minitf.models.encoder_decoder.EncoderDecoder.backward")),
         Task(5, "free-running decoding; exposure bias measured", 20.0,
              ("free_running_decode", "exposure_bias"),
-             ("minitf.training.greedy_decode", "minitf.training.evaluate", "minitf.training.sequence_metrics",
+             ("minitf.training.evaluate", "minitf.training.sequence_metrics",
               "minitf.decoding.greedy_search", "minitf.decoding.sample", "minitf.decoding.beam_search")),
         Task(6, "concept check: teacher forcing misconceptions", 10.0, ("ANSWERS",)),
     ),
