@@ -1,7 +1,7 @@
 """Scaled dot-product attention and multi-head attention, forward and backward.
 
-Shapes (declared once for the whole course):
-    B batch, T query length, S key/value length, D d_model, H heads, Dh = D / H.
+Shapes: T is the query length and S the key/value length (in cross-attention, the
+target and the source); the other letters as everywhere (see :mod:`minitf`).
 
 Scaled dot-product attention (Vaswani et al., 2017):
     scores = Q K^T / sqrt(Dh) + mask      (B, H, T, S)
@@ -35,27 +35,30 @@ class AttentionCache(NamedTuple):
     A: np.ndarray  # (B, H, T, S)   attention weights, for dV and the softmax backward
 
 
-def _check_mask(mask: np.ndarray) -> None:
-    """The mask's values; its shape is checked by the addition itself (see below)."""
+def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> None:
+    """K (B, H, S, Dh) with Q's B, H and Dh; V shaped like K; an additive float mask with
+    values in [MASK_VALUE, 0] whose shape broadcasts to the scores (B, H, T, S).
+
+    This runs on every attention call, so the common case is kept to a few comparisons."""
+    if not (K.shape[:-2] == Q.shape[:-2] and K.shape[-1:] == Q.shape[-1:] and V.shape == K.shape):
+        check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
+        check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
+    if mask is None:
+        return
     if mask.dtype.kind != "f":
         raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
                         f"got dtype {mask.dtype}; build one with minitf.masks")
-    lowest, highest = mask.min(), mask.max()
-    if not lowest > -np.inf:  # -inf, or nan (every comparison with nan is False)
+    if not mask.min() > -np.inf:  # -inf, or nan (every comparison with nan is False)
         raise ValueError("mask: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
                          "fully masked row into nan; build one with minitf.masks")
-    if not highest <= 0:
-        raise ValueError(f"mask: expected values <= 0 (0 = attend, MASK_VALUE = blocked), got {highest}; a 1/0 "
+    if not mask.max() <= 0:
+        raise ValueError(f"mask: expected values <= 0 (0 = attend, MASK_VALUE = blocked), got {mask.max()}; a 1/0 "
                          f"'keep' mask (Hugging Face's attention_mask) must be turned into an additive one: "
                          f"minitf.masks.key_padding_mask")
-
-
-def _check_kv(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> None:
-    """K (B, H, S, Dh) with Q's B, H and Dh; V shaped like K."""
-    if K.shape[:-2] == Q.shape[:-2] and K.shape[-1:] == Q.shape[-1:] and V.shape == K.shape:
-        return  # (the common case costs three tuple comparisons: this runs on every attention call)
-    check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
-    check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
+    scores_shape = Q.shape[:-1] + K.shape[-2:-1]  # (B, H, T, S)
+    if mask.ndim > len(scores_shape) or any(m not in (1, n) for m, n in zip(mask.shape[::-1], scores_shape[::-1])):
+        raise ValueError(f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores_shape}, "
+                         f"e.g. (T, S) or (B, 1, 1, S); got {mask.shape}")
 
 
 def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):
@@ -68,19 +71,13 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     A query whose every key is masked gets all-zero weights, hence a zero output and a
     zero gradient, instead of a meaningless uniform average.
     """
-    _check_kv(Q, K, V)
+    mask = None if mask is None else np.asarray(mask)
+    _check_attention_args(Q, K, V, mask)
     Dh = Q.shape[-1]
     scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     scores *= 1.0 / math.sqrt(Dh)
     if mask is not None:
-        mask = np.asarray(mask)
-        _check_mask(mask)
-        try:
-            scores += mask  # in place, so a mask that would make scores bigger is refused too
-        except ValueError:
-            raise ValueError(
-                f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores.shape}, "
-                f"e.g. (T, S) or (B, 1, 1, S); got {mask.shape}") from None
+        scores += mask  # (T, S) or (B, 1, 1, S), broadcast: blocked keys get MASK_VALUE
     A = softmax(scores)  # (B, H, T, S)
     if mask is not None:
         row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?

@@ -1,7 +1,20 @@
 """Input checks that fail early with a message naming the argument, what was expected
-and what was given.  Layers call these on entry; nothing here is part of the maths."""
+and what was given.  Nothing here is part of the maths.
+
+Checks run at the boundaries -- configs, public entry points, the command line -- so the
+functions students read stay mostly maths.  A few named helpers cover almost every case:
+
+* :func:`check_int`, :func:`check_number` -- an integer / a finite number in a range;
+* :func:`check_choice` -- one of a set of choices;
+* :func:`check_instance` -- an object of the expected class;
+* :func:`check_shape`, :func:`check_last_dim`, :func:`check_float`, :func:`check_token_ids`
+  -- arrays;
+* :func:`as_rng` -- a seed or a ``np.random.Generator``;
+* :func:`key_mismatch` -- two sets of names (checkpoints, optimizer state).
+"""
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -66,21 +79,100 @@ def check_token_ids(name: str, ids, vocab_size: int, allow: Sequence[int] = ()) 
     return arr
 
 
-def check_positive_int(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+def _is_int(value) -> bool:
+    """An int or NumPy integer, but not a bool (``True`` is an int to Python, never to us)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value) -> bool:
+    """An int, float or NumPy number, but not a bool."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+
+
+def _interval(low, high, low_open: bool = False, high_open: bool = False) -> str:
+    """``>= 1``, ``in [0, 1)``, ``> 0`` ... as an error message says it."""
+    if high is None:
+        return f"{'>' if low_open else '>='} {low}"
+    if low is None:
+        return f"{'<' if high_open else '<='} {high}"
+    return f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+
+
+def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an ``int`` after checking it is an integer (not a bool) in ``[low, high]``.
+
+    ``check_int("n_heads", n, low=1)`` -> "n_heads: expected a positive integer, got 0";
+    ``check_int("k", k, 0, 3)`` -> "k: expected an integer in [0, 3], got 5".
+    """
+    in_range = (low is None or (_is_int(value) and value >= low)) and (high is None or (_is_int(value) and value <= high))
+    if not (_is_int(value) and in_range):
+        kind = {(1, None): "a positive integer", (0, None): "a non-negative integer"}.get((low, high))
+        if kind is None:
+            kind = "an integer" + ("" if low is None and high is None else " " + _interval(low, high))
+        raise ValueError(f"{name}: expected {kind}, got {value!r}")
     return int(value)
 
 
-def check_probability(name: str, value, low_inclusive: bool = True, high_inclusive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name}: expected a number, got {value!r}")
-    lo_ok = value >= 0 if low_inclusive else value > 0
-    hi_ok = value <= 1 if high_inclusive else value < 1
-    if not (lo_ok and hi_ok):
-        interval = ("[" if low_inclusive else "(") + "0, 1" + ("]" if high_inclusive else ")")
-        raise ValueError(f"{name}: expected a value in {interval}, got {value!r}")
+def check_number(name: str, value, low: float | None = None, high: float | None = None, *,
+                 low_open: bool = False, high_open: bool = False) -> float:
+    """``value`` as a ``float`` after checking it is a finite number (not a bool) between
+    ``low`` and ``high`` (inclusive unless ``low_open`` / ``high_open``).
+
+    ``check_number("dropout", p, 0, 1, high_open=True)`` -> "dropout: expected a finite number in [0, 1),
+    got 1.5"; ``check_number("lr", lr, 0, None, low_open=True)`` -> "lr: expected a positive finite number, got 0".
+    """
+    ok = _is_number(value) and math.isfinite(value) \
+        and (low is None or (value > low if low_open else value >= low)) \
+        and (high is None or (value < high if high_open else value <= high))
+    if not ok:
+        if (low, high, low_open) == (0, None, True):
+            kind = "a positive finite number"
+        else:
+            kind = "a finite number" + ("" if low is None and high is None else
+                                        " " + _interval(low, high, low_open, high_open))
+        raise ValueError(f"{name}: expected {kind}, got {value!r}")
     return float(value)
+
+
+def check_choice(name: str, value, choices: Sequence):
+    """``value`` unchanged after checking it is one of ``choices``.
+
+    ``check_choice("activation", a, ACTIVATIONS)`` -> "activation: expected one of 'relu', 'gelu', got 'tanh'".
+    """
+    if not any(isinstance(value, type(c)) and value == c for c in choices):
+        raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def check_instance(name: str, value, cls: type | tuple, what: str | None = None):
+    """``value`` unchanged after checking ``isinstance(value, cls)``; ``TypeError`` otherwise.
+
+    ``what`` says what is expected in words (default: the class name).
+    """
+    if not isinstance(value, cls):
+        names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
+        raise TypeError(f"{name}: expected {what or 'a ' + names}, got {type(value).__name__}")
+    return value
+
+
+def as_rng(name: str, rng) -> np.random.Generator:
+    """A ``np.random.Generator``: ``rng`` itself, or a new one seeded with a non-negative int.
+
+    Every random thing in minitf takes one of the two (DESIGN: explicit seeds only).
+    """
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if _is_int(rng) and rng >= 0:
+        return np.random.default_rng(int(rng))
+    raise TypeError(f"{name}: expected a np.random.Generator or a non-negative integer seed, got {rng!r}")
+
+
+def check_positive_int(name: str, value) -> int:
+    return check_int(name, value, low=1)
+
+
+def check_probability(name: str, value, low_inclusive: bool = True, high_inclusive: bool = False) -> float:
+    return check_number(name, value, 0, 1, low_open=not low_inclusive, high_open=not high_inclusive)
 
 
 def key_mismatch(expected, got) -> str:

@@ -27,20 +27,13 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
         p.set_defaults(_module=module)
-        try:
-            importlib.import_module(module).configure(p)
-        except ModuleNotFoundError as e:  # a command whose module is not written yet
-            if e.name != module:
-                raise
-            p.set_defaults(_missing=True)
+        importlib.import_module(module).configure(p)
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "_missing", False):
-        parser.error(f"command {args.command!r} is not available in this version")
     try:
         return int(importlib.import_module(args._module).run(args) or 0)
     except KeyboardInterrupt:

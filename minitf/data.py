@@ -22,6 +22,8 @@ from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
+from .checks import check_int
+
 IGNORE_INDEX = -100
 """The label value that the loss skips (the ``ignore_index`` of PyTorch's cross-entropy)."""
 
@@ -137,9 +139,7 @@ class CharTokenizer:
 
     def id_to_token(self, i: int) -> str:
         """The token string of id ``i`` (a character, or a special like ``<eos>``)."""
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.vocab_size:
-            raise ValueError(f"i: expected a token id in [0, {self.vocab_size}), got {i!r}")
-        return self._id_to_token[int(i)]
+        return self._id_to_token[check_int("i", i, 0, self.vocab_size - 1)]
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -176,10 +176,14 @@ class CharTokenizer:
 
 
 # ---- shift right ----------------------------------------------------------------------
-def _check_id(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name}: expected a non-negative integer token id, got {value!r}")
-    return int(value)
+def _check_labels(labels) -> np.ndarray:
+    """``labels`` as an integer array (B, T) with T >= 1."""
+    labels = np.asarray(labels)
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise TypeError(f"labels: expected an integer array of token ids, got dtype {labels.dtype}")
+    if labels.ndim != 2 or labels.shape[1] == 0:
+        raise ValueError(f"labels: expected shape (B, T) with T >= 1, got {labels.shape}")
+    return labels
 
 
 def shift_right(labels, start_id: int, pad_id: int) -> np.ndarray:
@@ -207,15 +211,8 @@ def shift_right(labels, start_id: int, pad_id: int) -> np.ndarray:
     -------
     decoder_input_ids : array (B, T), same dtype as ``labels``
     """
-    labels = np.asarray(labels)
-    if not np.issubdtype(labels.dtype, np.integer):
-        raise TypeError(f"labels: expected an integer array of token ids, got dtype {labels.dtype}")
-    if labels.ndim != 2:
-        raise ValueError(f"labels: expected shape (B, T), got {labels.shape}")
-    if labels.shape[1] == 0:
-        raise ValueError(f"labels: expected at least one target position (T >= 1), got shape {labels.shape}")
-    start_id = _check_id("start_id", start_id)
-    pad_id = _check_id("pad_id", pad_id)
+    labels = _check_labels(labels)
+    start_id, pad_id = check_int("start_id", start_id, low=0), check_int("pad_id", pad_id, low=0)
 
     out = np.empty_like(labels)  # (B, T), a new array: labels stays untouched
     out[:, 1:] = labels[:, :-1]  # (B, T-1)
@@ -303,8 +300,7 @@ def make_batch(sources: Sequence[Sequence[int]], targets: Sequence[Sequence[int]
         ``input_ids`` (B, S), ``labels`` (B, T) with ``IGNORE_INDEX`` on padding, and
         ``decoder_input_ids`` (B, T) = ``shift_right(labels, start_id, pad_id)``; all int64.
     """
-    pad_id = _check_id("pad_id", pad_id)
-    start_id = _check_id("start_id", start_id)
+    pad_id, start_id = check_int("pad_id", pad_id, low=0), check_int("start_id", start_id, low=0)
     if isinstance(sources, (str, np.ndarray)) or isinstance(targets, (str, np.ndarray)):
         raise TypeError("sources, targets: expected lists of id sequences, got "
                         f"{type(sources).__name__} and {type(targets).__name__}")

@@ -2,7 +2,8 @@
 where it is blocked.  They are added to the scores before the softmax.
 
 ``MASK_VALUE`` is a large finite negative number, not ``-inf``: two masks can be
-added together (causal + padding) without ``-inf - -inf = nan``, and a row whose
+added together (``causal_mask(T) + key_padding_mask(ids, pad_id)``, broadcast to
+(B, 1, T, S)) without ``-inf - -inf = nan``, and a row whose
 every key is blocked stays finite.  Such a fully-masked row (a query at a padded
 position, say) is normal input; attention turns it into a zero output with a zero
 gradient (see ``attention.py``).
@@ -54,13 +55,3 @@ def key_padding_mask(ids: np.ndarray | None = None, pad_id: int | None = None,
         raise ValueError("key_padding_mask: expected ids (with pad_id) or lengths, got neither")
     return np.where(is_pad, MASK_VALUE, 0.0).astype(dtype)[:, None, None, :]  # (B, 1, 1, S)
 
-
-def combine(*masks) -> np.ndarray | None:
-    """Sum of the masks that are not ``None`` (broadcasting), or ``None`` if all are."""
-    present = [m for m in masks if m is not None]
-    if not present:
-        return None
-    out = present[0]
-    for m in present[1:]:
-        out = out + m
-    return out

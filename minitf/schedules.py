@@ -19,30 +19,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+from .checks import check_choice, check_int, check_number
 
 __all__ = ["Schedule", "Constant", "Noam", "WarmupCosine", "get_schedule", "SCHEDULES"]
 
 
-def _check_number(name: str, value, *, positive: bool = False) -> float:
-    ok = not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
-        and math.isfinite(value) and (value > 0 if positive else value >= 0)
-    if not ok:
-        raise ValueError(f"{name}: expected a finite number {'> 0' if positive else '>= 0'}, got {value!r}")
-    return float(value)
-
-
-def _check_int(name: str, value, *, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name}: expected an integer >= {low}, got {value!r}")
-    return int(value)
-
-
 def _check_step(step) -> int:
-    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
-        raise ValueError(f"step: expected an integer >= 1 (steps count from 1 for the first update), "
-                         f"got {step!r}")
-    return int(step)
+    """Steps count from 1, the first update: step 0 is refused rather than guessed at."""
+    return check_int("step", step, low=1)
 
 
 class Schedule:
@@ -83,7 +67,7 @@ class Constant(Schedule):
     name = "constant"
 
     def __init__(self, lr: float):
-        self.lr = _check_number("lr", lr)
+        self.lr = check_number("lr", lr, 0, None)
 
     def lr_at(self, step: int) -> float:
         return self.lr
@@ -114,9 +98,9 @@ class Noam(Schedule):
     name = "noam"
 
     def __init__(self, d_model: int, warmup: int, factor: float = 1.0):
-        self.d_model = _check_int("d_model", d_model, low=1)
-        self.warmup = _check_int("warmup", warmup, low=0)
-        self.factor = _check_number("factor", factor, positive=True)
+        self.d_model = check_int("d_model", d_model, low=1)
+        self.warmup = check_int("warmup", warmup, low=0)
+        self.factor = check_number("factor", factor, 0, None, low_open=True)
 
     def lr_at(self, step: int) -> float:
         scale = self.factor * self.d_model ** -0.5
@@ -151,12 +135,12 @@ class WarmupCosine(Schedule):
     name = "warmup_cosine"
 
     def __init__(self, lr: float, warmup: int, total: int, min_lr: float = 0.0):
-        self.lr = _check_number("lr", lr)
-        self.warmup = _check_int("warmup", warmup, low=0)
-        self.total = _check_int("total", total, low=1)
+        self.lr = check_number("lr", lr, 0, None)
+        self.warmup = check_int("warmup", warmup, low=0)
+        self.total = check_int("total", total, low=1)
         if self.total <= self.warmup:
             raise ValueError(f"total: expected more steps than warmup={self.warmup}, got {total!r}")
-        self.min_lr = _check_number("min_lr", min_lr)
+        self.min_lr = check_number("min_lr", min_lr, 0, None)
         if self.min_lr > self.lr:
             raise ValueError(f"min_lr: expected a value <= lr={self.lr!r}, got {min_lr!r}")
 
@@ -181,9 +165,7 @@ def get_schedule(name: str, **kwargs) -> Schedule:
     Names: ``"constant"``, ``"noam"``, ``"warmup_cosine"``.  ``get_schedule(**s.to_dict())``
     rebuilds ``s``.
     """
-    if name not in SCHEDULES:
-        raise ValueError(f"name: expected one of {', '.join(repr(n) for n in SCHEDULES)}, got {name!r}")
-    cls = SCHEDULES[name]
+    cls = SCHEDULES[check_choice("name", name, tuple(SCHEDULES))]
     try:
         return cls(**kwargs)
     except TypeError as e:

@@ -31,18 +31,11 @@ from typing import Iterator
 
 import numpy as np
 
-from .checks import check_positive_int
+from .checks import as_rng, check_choice, check_int
 from .data import Batch, CharTokenizer, make_batch
 
 Pair = tuple[str, str]
 MAX_REDRAWS = 100  # Task.batches: rounds of drawing replacements for held-out pairs before giving up
-
-
-def _as_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng: expected a np.random.Generator (e.g. np.random.default_rng(0)), "
-                        f"got {type(rng).__name__}")
-    return rng
 
 
 def _codes_to_strings(codes: np.ndarray, table: np.ndarray) -> list[str]:
@@ -111,8 +104,8 @@ class Task:
         is among them is dropped and another is drawn in its place, so a held-out example
         is never trained on.  Without ``exclude`` the stream is exactly ``sample``'s.
         """
-        batch_size = check_positive_int("batch_size", batch_size)
-        rng = _as_rng(rng)
+        batch_size = check_int("batch_size", batch_size, low=1)
+        rng = as_rng("rng", rng)
         if isinstance(exclude, str):
             raise TypeError(f"exclude: expected a collection of source texts, got a single str {exclude!r} "
                             f"(write [{exclude!r}] to hold out that one source)")
@@ -141,9 +134,7 @@ class Task:
 
     def dataset(self, n: int, seed: int) -> list[Pair]:
         """A fixed set of ``n`` pairs: the same ``seed`` always gives the same list."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-            raise TypeError(f"seed: expected an integer, got {type(seed).__name__}")
-        return self.sample(n, np.random.default_rng(seed))
+        return self.sample(n, np.random.default_rng(check_int("seed", seed)))
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.config.items())
@@ -157,11 +148,11 @@ class _StringTask(Task):
     :meth:`_transform` of the source."""
 
     def __init__(self, min_len: int = 4, max_len: int = 10, n_symbols: int = 12):
-        min_len = check_positive_int("min_len", min_len)
-        max_len = check_positive_int("max_len", max_len)
+        min_len = check_int("min_len", min_len, low=1)
+        max_len = check_int("max_len", max_len, low=1)
         if max_len < min_len:
             raise ValueError(f"max_len: expected max_len >= min_len = {min_len}, got {max_len}")
-        n_symbols = check_positive_int("n_symbols", n_symbols)
+        n_symbols = check_int("n_symbols", n_symbols, low=1)
         if n_symbols > 26:
             raise ValueError(f"n_symbols: expected at most 26 (the lowercase letters), got {n_symbols}")
         self.min_len, self.max_len, self.n_symbols = min_len, max_len, n_symbols
@@ -175,8 +166,8 @@ class _StringTask(Task):
         raise NotImplementedError
 
     def sample(self, n: int, rng: np.random.Generator) -> list[Pair]:
-        n = check_positive_int("n", n)
-        rng = _as_rng(rng)
+        n = check_int("n", n, low=1)
+        rng = as_rng("rng", rng)
         pad = self.n_symbols
         lengths = rng.integers(self.min_len, self.max_len + 1, size=n)  # (n,)
         codes = rng.integers(0, self.n_symbols, size=(n, self.max_len))  # (n, L)
@@ -235,8 +226,8 @@ class AdditionTask(Task):
     name = "addition"
 
     def __init__(self, min_digits: int = 1, max_digits: int = 3):
-        min_digits = check_positive_int("min_digits", min_digits)
-        max_digits = check_positive_int("max_digits", max_digits)
+        min_digits = check_int("min_digits", min_digits, low=1)
+        max_digits = check_int("max_digits", max_digits, low=1)
         if max_digits < min_digits:
             raise ValueError(f"max_digits: expected max_digits >= min_digits = {min_digits}, got {max_digits}")
         if max_digits > 18:
@@ -252,8 +243,8 @@ class AdditionTask(Task):
         return rng.integers(low, 10 ** digits)  # (n,) values with exactly `digits` digits
 
     def sample(self, n: int, rng: np.random.Generator) -> list[Pair]:
-        n = check_positive_int("n", n)
-        rng = _as_rng(rng)
+        n = check_int("n", n, low=1)
+        rng = as_rng("rng", rng)
         a = self._operands(n, rng)  # (n,)
         b = self._operands(n, rng)  # (n,)
         return [(f"{x}+{y}", str(x + y)) for x, y in zip(a.tolist(), b.tolist())]
@@ -287,8 +278,7 @@ class DatesTask(Task):
 
     def __init__(self, min_year: int = 1900, max_year: int = 2099):
         for arg, value in (("min_year", min_year), ("max_year", max_year)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1000 <= value <= 9999:
-                raise ValueError(f"{arg}: expected a four-digit year in [1000, 9999], got {value!r}")
+            check_int(arg, value, 1000, 9999)  # a four-digit year
         if max_year < min_year:
             raise ValueError(f"max_year: expected max_year >= min_year = {min_year}, got {max_year}")
         self.min_year, self.max_year = int(min_year), int(max_year)
@@ -298,8 +288,8 @@ class DatesTask(Task):
                          min_year=self.min_year, max_year=self.max_year)
 
     def sample(self, n: int, rng: np.random.Generator) -> list[Pair]:
-        n = check_positive_int("n", n)
-        rng = _as_rng(rng)
+        n = check_int("n", n, low=1)
+        rng = as_rng("rng", rng)
         year = rng.integers(self.min_year, self.max_year + 1, size=n)  # (n,)
         month = rng.integers(1, 13, size=n)  # (n,)
         leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))  # (n,)
@@ -321,6 +311,4 @@ TASKS: dict[str, type[Task]] = {
 
 def get_task(name: str, **kwargs) -> Task:
     """The task registered as ``name``, built with ``kwargs`` (e.g. ``max_len=20``)."""
-    if name not in TASKS:
-        raise ValueError(f"name: expected one of {', '.join(map(repr, sorted(TASKS)))}, got {name!r}")
-    return TASKS[name](**kwargs)
+    return TASKS[check_choice("name", name, tuple(sorted(TASKS)))](**kwargs)

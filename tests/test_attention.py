@@ -19,7 +19,7 @@ import pytest
 from minitf.attention import (MultiHeadAttention, merge_heads, scaled_dot_product_attention,
                               scaled_dot_product_attention_backward, split_heads)
 from minitf.gradcheck import check_layer, numerical_gradient
-from minitf.masks import MASK_VALUE, causal_mask, combine, key_padding_mask
+from minitf.masks import MASK_VALUE, causal_mask, key_padding_mask
 from minitf.module import Module
 
 B, T, S, D, H = 2, 4, 5, 8, 2
@@ -71,7 +71,7 @@ def self_attention_masks():
     ids = np.array([[PAD, PAD, 5, 6], [3, 4, 7, PAD]])  # (B, T)
     pad = key_padding_mask(ids, pad_id=PAD, dtype=np.float64)  # (B, 1, 1, T)
     causal = causal_mask(T, dtype=np.float64)  # (T, T)
-    return {"none": None, "causal": causal, "key_padding": pad, "causal+key_padding": combine(causal, pad)}
+    return {"none": None, "causal": causal, "key_padding": pad, "causal+key_padding": causal + pad}
 
 
 def cross_attention_masks():
@@ -79,7 +79,7 @@ def cross_attention_masks():
     key (length 0), so all of its queries are fully masked."""
     pad = key_padding_mask(lengths=[3, 0], max_len=S, dtype=np.float64)  # (B, 1, 1, S)
     causal = causal_mask(T, S, dtype=np.float64)  # (T, S)
-    return {"none": None, "causal": causal, "key_padding": pad, "causal+key_padding": combine(causal, pad)}
+    return {"none": None, "causal": causal, "key_padding": pad, "causal+key_padding": causal + pad}
 
 
 def fully_masked_rows(mask, T_, S_):

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from minitf.checks import (check_float, check_last_dim, check_positive_int, check_probability, check_shape,
-                           check_token_ids)
+from minitf.checks import (as_rng, check_choice, check_float, check_instance, check_int, check_last_dim, check_number,
+                           check_shape, check_token_ids)
 
 
 # ---- check_shape ----------------------------------------------------------------------------
@@ -90,33 +90,72 @@ def test_check_token_ids_rejects_non_integer_dtypes(dtype):
         check_token_ids("decoder_input_ids", np.zeros((2, 3), dtype), vocab_size=5)
 
 
-# ---- check_positive_int ---------------------------------------------------------------------
-def test_check_positive_int():
-    assert check_positive_int("n_heads", 4) == 4
-    assert check_positive_int("n_heads", np.int64(2)) == 2
-    assert type(check_positive_int("n_heads", np.int64(2))) is int
+# ---- check_int ------------------------------------------------------------------------------
+def test_check_int_returns_a_python_int():
+    assert check_int("n_heads", 4, low=1) == 4
+    assert type(check_int("n_heads", np.int64(2), low=1)) is int
+    assert check_int("k", 3, 0, 3) == 3  # both ends inclusive
+    assert check_int("offset", -5) == -5  # no range: any integer
 
 
-@pytest.mark.parametrize("value", [0, -3, 2.0, True, "4", None])
-def test_check_positive_int_rejects(value):
+@pytest.mark.parametrize("value", [0, -3, 2.0, True, np.bool_(True), "4", None])
+def test_check_int_rejects_non_integers_and_values_below_the_range(value):
     with pytest.raises(ValueError, match=rf"^d_ff: expected a positive integer, got {re.escape(repr(value))}$"):
-        check_positive_int("d_ff", value)
+        check_int("d_ff", value, low=1)
 
 
-# ---- check_probability ---------------------------------------------------------------------
-def test_check_probability_default_interval_is_half_open():
-    assert check_probability("p", 0.0) == 0.0
-    assert check_probability("p", 0.999) == 0.999
+def test_check_int_names_the_range():
+    with pytest.raises(ValueError, match=r"^warmup: expected a non-negative integer, got -1$"):
+        check_int("warmup", -1, low=0)
+    with pytest.raises(ValueError, match=r"^pad_id: expected an integer in \[0, 63\], got 64$"):
+        check_int("pad_id", 64, 0, 63)
+    with pytest.raises(ValueError, match=r"^t: expected an integer <= 9, got 10$"):
+        check_int("t", 10, high=9)
+
+
+# ---- check_number ------------------------------------------------------------------------------
+def test_check_number_half_open_and_closed_intervals():
+    assert check_number("p", 0.0, 0, 1, high_open=True) == 0.0
+    assert type(check_number("p", np.float32(0.5), 0, 1)) is float
     for bad in (1.0, -0.01, 2):
-        with pytest.raises(ValueError, match=rf"^p: expected a value in \[0, 1\), got {bad!r}$"):
-            check_probability("p", bad)
+        with pytest.raises(ValueError, match=rf"^p: expected a finite number in \[0, 1\), got {bad!r}$"):
+            check_number("p", bad, 0, 1, high_open=True)
+    with pytest.raises(ValueError, match=r"^top_p: expected a finite number in \(0, 1\], got 0.0$"):
+        check_number("top_p", 0.0, 0, 1, low_open=True)
+    assert check_number("top_p", 1.0, 0, 1, low_open=True) == 1.0
 
 
-def test_check_probability_inclusive_flags():
-    assert check_probability("label_smoothing", 1.0, high_inclusive=True) == 1.0
-    with pytest.raises(ValueError, match=r"^top_p: expected a value in \(0, 1\], got 0.0$"):
-        check_probability("top_p", 0.0, low_inclusive=False, high_inclusive=True)
-    assert check_probability("top_p", 1.0, low_inclusive=False, high_inclusive=True) == 1.0
+@pytest.mark.parametrize("value", [0, -1e-3, float("inf"), float("nan"), True, "1e-3", None])
+def test_check_number_positive(value):
+    with pytest.raises(ValueError, match=rf"^lr: expected a positive finite number, got {re.escape(repr(value))}$"):
+        check_number("lr", value, 0, None, low_open=True)
+
+
+# ---- check_choice, check_instance, as_rng ------------------------------------------------------
+def test_check_choice():
+    assert check_choice("activation", "gelu", ("relu", "gelu")) == "gelu"
+    with pytest.raises(ValueError, match=r"^activation: expected one of 'relu', 'gelu', got 'tanh'$"):
+        check_choice("activation", "tanh", ("relu", "gelu"))
+    with pytest.raises(ValueError, match=r"^early_stopping: expected one of True, False, 'never', got 1$"):
+        check_choice("early_stopping", 1, (True, False, "never"))  # 1 == True, but 1 is not a bool
+
+
+def test_check_instance():
+    d = {}
+    assert check_instance("params", d, dict) is d
+    with pytest.raises(TypeError, match=r"^params: expected a dict, got list$"):
+        check_instance("params", [], dict)
+    with pytest.raises(TypeError, match=r"^model: expected an EncoderDecoder model, got int$"):
+        check_instance("model", 3, (dict, list), what="an EncoderDecoder model")
+
+
+def test_as_rng_takes_a_generator_or_a_seed():
+    g = np.random.default_rng(0)
+    assert as_rng("rng", g) is g
+    assert as_rng("rng", 7).random() == np.random.default_rng(7).random()
+    for bad in (-1, 1.5, True, None):
+        with pytest.raises(TypeError, match=r"^rng: expected a np.random.Generator or a non-negative integer seed"):
+            as_rng("rng", bad)
 
 
 def test_key_mismatch_lists_missing_and_unexpected_names():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.masks import MASK_VALUE, causal_mask, combine, key_padding_mask
+from minitf.masks import MASK_VALUE, causal_mask, key_padding_mask
 
 M = MASK_VALUE
 
@@ -81,20 +81,12 @@ def test_key_padding_mask_rejects_bad_input():
         key_padding_mask()
 
 
-def test_combine_sums_and_broadcasts():
+def test_masks_add_and_broadcast():
     causal = causal_mask(3, dtype=np.float64)  # (T, S)
     pad = key_padding_mask(lengths=[3, 2], max_len=3, dtype=np.float64)  # (B, 1, 1, S)
-    m = combine(causal, None, pad)
+    m = causal + pad
     assert m.shape == (2, 1, 3, 3)
-    np.testing.assert_array_equal(m, causal + pad)
     blocked = (np.broadcast_to(causal, m.shape) < 0) | (np.broadcast_to(pad, m.shape) < 0)
     assert np.all(m[blocked] <= M) and np.all(m[~blocked] == 0)
     assert m[1, 0, 0, 2] == 2 * M  # blocked twice: still finite, still blocked
     assert np.all(np.isfinite(m))
-
-
-def test_combine_of_nothing_is_none_and_of_one_is_itself():
-    assert combine() is None
-    assert combine(None, None) is None
-    pad = key_padding_mask(lengths=[1])
-    assert combine(None, pad) is pad

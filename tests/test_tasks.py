@@ -147,13 +147,14 @@ def test_config_rebuilds_the_same_task(name):
 @pytest.mark.parametrize("name", ALL)
 def test_sample_rejects_bad_arguments(name):
     task = get_task(name)
-    with pytest.raises(TypeError, match="rng: expected a np.random.Generator"):
-        task.sample(4, 0)
+    assert task.sample(4, 0) == task.sample(4, np.random.default_rng(0))  # a seed or a Generator
+    with pytest.raises(TypeError, match="rng: expected a np.random.Generator or a non-negative integer seed"):
+        task.sample(4, -1)
     with pytest.raises(ValueError, match="n: expected a positive integer"):
         task.sample(0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="batch_size"):
         next(task.batches(0, np.random.default_rng(0)))
-    with pytest.raises(TypeError, match="seed"):
+    with pytest.raises(ValueError, match="seed: expected an integer"):
         task.dataset(4, seed=np.random.default_rng(0))
 
 
@@ -275,7 +276,7 @@ def test_dates_year_range_and_lengths():
 
 
 def test_dates_rejects_bad_years():
-    with pytest.raises(ValueError, match="min_year: expected a four-digit year"):
+    with pytest.raises(ValueError, match=r"min_year: expected an integer in \[1000, 9999\]"):
         get_task("dates", min_year=999)
     with pytest.raises(ValueError, match="max_year: expected max_year >= min_year"):
         get_task("dates", min_year=2000, max_year=1999)

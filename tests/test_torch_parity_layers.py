@@ -16,7 +16,7 @@ from minitf.attention import MultiHeadAttention
 from minitf.gradcheck import rel_error
 from minitf.layers import (Embedding, LayerNorm, Linear, gelu_backward, gelu_forward, gelu_tanh_backward,
                            gelu_tanh_forward, log_softmax, log_softmax_backward, softmax, softmax_backward)
-from minitf.masks import MASK_VALUE, causal_mask, combine, key_padding_mask
+from minitf.masks import MASK_VALUE, causal_mask, key_padding_mask
 
 torch = pytest.importorskip("torch")
 
@@ -123,10 +123,10 @@ def attention_case(kind: str, masking: str):
     elif masking == "key_padding_bool":  # torch's usual bool key_padding_mask, partial padding
         ours, am, kpm = partial_mask, None, torch.from_numpy(partial_pad)
     elif masking == "causal_and_padding_float":  # fully masked rows; float masks keep torch finite
-        ours = combine(causal, pad_mask)
+        ours = causal + pad_mask
         am, kpm = t64(causal), t64(np.where(is_pad, MASK_VALUE, 0.0))
     elif masking == "causal_and_padding_bool":  # fully masked rows; torch gives NaN there
-        ours = combine(causal, pad_mask)
+        ours = causal + pad_mask
         am, kpm = torch.from_numpy(causal < 0), torch.from_numpy(is_pad)
     else:
         raise AssertionError(masking)
