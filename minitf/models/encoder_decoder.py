@@ -100,11 +100,12 @@ class EncoderDecoder(Module):
         H_enc, c_norm = self.encoder_norm.forward(x)  # (B, S, D)
         return H_enc, EncoderCache(c_in, layer_caches, c_norm)
 
-    def decode(self, decoder_input_ids: np.ndarray, H_enc: np.ndarray, src_mask: np.ndarray):
+    def decode(self, decoder_input_ids: np.ndarray, H_enc: np.ndarray, src_mask: np.ndarray, self_mask=None):
         """decoder_input_ids (B, T), H_enc (B, S, D), src_mask (B, 1, 1, S) -> logits (B, T, V), cache.
 
-        Decoder self-attention gets only the causal mask (none with ``config.causal=False``,
-        Lesson 8's label-leakage demonstration).  Target padding sits at the end
+        ``self_mask`` is the decoder self-attention's additive mask (T, T); by default the
+        causal mask, built here (none with ``config.causal=False``, Lesson 8's label-leakage
+        demonstration).  It is the only mask decoder self-attention gets.  Target padding sits at the end
         (right padding), so the causal mask already keeps it out of every real position's
         view; masking it as a key too would break T5's convention of pad as start token.
         (With that convention the start token's embedding row is the padding row, which the
@@ -118,7 +119,8 @@ class EncoderDecoder(Module):
             raise ValueError(f"decoder_input_ids: expected batch size B={H_enc.shape[0]} (as the source), "
                              f"got {ids.shape[0]}")
         T = ids.shape[1]
-        self_mask = causal_mask(T, dtype=self.dtype) if c.causal else None  # (T, T)
+        if self_mask is None and c.causal:
+            self_mask = causal_mask(T, dtype=self.dtype)  # (T, T)
         x, c_in = input_forward(ids, self.tgt_embed, self.tgt_pos, self.tgt_dropout, c.scale_embeddings)
         layer_caches = []
         for layer in self.decoder_layers:
@@ -128,10 +130,11 @@ class EncoderDecoder(Module):
         logits = affine_forward(H_dec, head_weight(self), None)  # (B, T, D) @ (D, V) -> (B, T, V)
         return logits, DecoderCache(c_in, layer_caches, c_norm, H_dec)
 
-    def forward(self, src_ids: np.ndarray, decoder_input_ids: np.ndarray):
+    def forward(self, src_ids: np.ndarray, decoder_input_ids: np.ndarray, self_mask=None):
         """Teacher-forced forward: every target position scored in one pass.
 
-        src_ids (B, S), decoder_input_ids (B, T) -> logits (B, T, V), cache
+        src_ids (B, S), decoder_input_ids (B, T) -> logits (B, T, V), cache.  ``self_mask``
+        as in :meth:`decode`.
         """
         src_ids = np.asarray(src_ids)
         decoder_input_ids = np.asarray(decoder_input_ids)
@@ -139,7 +142,7 @@ class EncoderDecoder(Module):
             raise ValueError(f"decoder_input_ids: expected batch size B={src_ids.shape[0]} (as src_ids), "
                              f"got {decoder_input_ids.shape[0]}")
         H_enc, enc_cache = self.encode(src_ids)
-        logits, dec_cache = self.decode(decoder_input_ids, H_enc, self.source_mask(src_ids))
+        logits, dec_cache = self.decode(decoder_input_ids, H_enc, self.source_mask(src_ids), self_mask)
         return logits, EncoderDecoderCache(enc_cache, dec_cache)
 
     # ---- backward ---------------------------------------------------------------------------
