@@ -33,7 +33,7 @@ from .decoding import greedy_search
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
-from .runtime import keep_freed_memory
+from .bench.process import keep_freed_memory
 from .schedules import SCHEDULES, get_schedule
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
@@ -248,7 +248,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)
     hist = History()
-    keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see runtime.py)
+    keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see minitf.bench.process)
     model.train()
     t0 = time.perf_counter()
     bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)

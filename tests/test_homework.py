@@ -1,40 +1,47 @@
-"""Tests of minitf.homework: the template, the reference, the grader and its plugin.
+"""Tests of minitf.homework: the template, the instructor files, the grader and its defences.
 
 What must hold: the blank template scores 0 on every task and the reference scores full
 marks; each classic mistake (tests/homework_submissions/) fails the right task with a
 message naming it; a submission that calls minitf's own implementation gets no credit for
 that task; one that crashes, hangs or prints garbage costs the tasks it breaks and
-nothing more.  Buggy submissions are graded one task at a time (``tasks=[k]``) to keep
-the file fast.
+nothing more; and each hostile submission (tests/homework_submissions/hostile/) scores 0 on
+what it attacks.  Submissions are graded one or a few tasks at a time to keep this fast.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-import minitf.data
-import minitf.training
 from minitf.cli import main as cli_main
-from minitf.homework import HW08, get_homework, new_homework
+from minitf.homework import get_homework, homeworks, new_homework
 from minitf.homework.grader import grade
-from minitf.homework.submission import ForbiddenCall, _resolve, forbid, scan_source
+from minitf.homework.submission import scan_source
 
 REPO = Path(__file__).resolve().parents[1]
+INSTRUCTOR = REPO / "tests" / "instructor"
 SUBMISSIONS = Path(__file__).resolve().parent / "homework_submissions"
-LESSON_TEMPLATE = REPO / "lessons" / "hw08_teacher_forcing.py"
+HOSTILE = SUBMISSIONS / "hostile"
+HW08 = get_homework("hw08")
+REFERENCE = INSTRUCTOR / "hw08" / "reference.py"
+KEY = json.loads((INSTRUCTOR / "hw08" / "key.json").read_text(encoding="utf-8"))
 
 
-# ---- building a buggy submission from a patch on the reference -----------------------------------------
-def build_submission(snippet, dest) -> Path:
-    """The reference solution with the snippet's functions (and assignments) put in place of
-    the reference's of the same name; the snippet's other statements are appended."""
-    reference = HW08.reference_path.read_text(encoding="utf-8")
+# ---- building a submission from a patch on the reference (or on the blank template) ----------------------
+def build_submission(snippet, dest, base: str | None = None) -> Path:
+    """``base`` (the reference solution's text by default) with the snippet's functions (and
+    assignments) put in place of those of the same name; the snippet's other statements are
+    appended."""
+    reference = REFERENCE.read_text(encoding="utf-8") if base is None else base
     patch = Path(snippet).read_text(encoding="utf-8")
     ref_lines = reference.splitlines(keepends=True)
     patch_lines = patch.splitlines(keepends=True)
@@ -82,76 +89,83 @@ def submission_file(tmp_path):
     return make
 
 
+@pytest.fixture
+def hostile_file(tmp_path):
+    """A hostile snippet patched into the blank template: whatever it scores, it stole."""
+    def make(name: str) -> Path:
+        return build_submission(HOSTILE / f"{name}.py", tmp_path / f"{name}.py", base=HW08.render_template())
+
+    return make
+
+
 def task_result(result, number):
     (t,) = [t for t in result.tasks if t.task.number == number]
     return t
 
 
-# ---- the files agree with each other ----------------------------------------------------------------------
-def test_lesson_template_is_the_package_template():
-    assert LESSON_TEMPLATE.read_bytes() == HW08.template_path.read_bytes(), (
-        "lessons/hw08_teacher_forcing.py must be an exact copy of minitf/homework/hw08_template.py")
+def graded(path, tasks=None, **kwargs):
+    return grade("hw08", path, tasks=tasks, instructor=INSTRUCTOR, **kwargs)
 
 
-def _top_level_names(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+# ---- the files agree with each other -------------------------------------------------------------------
+def _top_level_names(text: str) -> set[str]:
+    tree = ast.parse(text)
     names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     return names
 
 
+def test_homeworks_are_registered_by_entry_point():
+    assert list(homeworks()) == ["hw08"]
+    assert HW08.template_path.is_file() and HW08.tests_path.is_file()
+    with pytest.raises(ValueError, match="hw08"):
+        get_homework("hw01")
+
+
 def test_template_and_reference_define_every_task_name():
-    for path in (HW08.template_path, HW08.reference_path):
-        missing = {f for t in HW08.tasks for f in t.functions} - _top_level_names(path)
-        assert not missing, f"{path.name} lacks {sorted(missing)}"
+    for text in (HW08.render_template(), REFERENCE.read_text(encoding="utf-8")):
+        missing = {f for t in HW08.tasks for f in t.functions} - _top_level_names(text)
+        assert not missing, f"lacks {sorted(missing)}"
 
 
 def test_template_stubs_raise_not_implemented_naming_their_task():
     ns: dict = {}
-    exec(compile(HW08.template_path.read_text(encoding="utf-8"), str(HW08.template_path), "exec"), ns)
+    exec(compile(HW08.render_template(), "template", "exec"), ns)
     for task in HW08.tasks:
         for name in task.functions:
             if name == "ANSWERS":
-                assert all(v is None for v in ns["ANSWERS"].values())
+                assert ns["ANSWERS"] == {q: None for q in HW08.questions}
                 continue
             n_args = ns[name].__code__.co_argcount - len(ns[name].__defaults__ or ())
             with pytest.raises(NotImplementedError, match=rf"^Task 8\.{task.number}: "):
                 ns[name](*([None] * n_args))
 
 
-def _answer_key() -> dict:
-    """``KEY`` of the hw08 test module, read without importing it (its markers belong to the plugin)."""
-    tree = ast.parse(HW08.tests_path.read_text(encoding="utf-8"))
-    (node,) = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "KEY"]
-    return ast.literal_eval(node.value)
-
-
-def test_questions_and_answer_key_agree():
-    from minitf.homework import hw08_reference
-
-    key = _answer_key()
+def test_questions_are_written_once_and_the_key_is_kept_apart():
+    questions = HW08.questions
+    # the questions: in questions.py only (the template gets them when it is handed out)
+    for path in (HW08.template_path, HW08.tests_path, REFERENCE, INSTRUCTOR / "hw08" / "tests.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "during training with teacher forcing" not in text.lower(), path
+    assert questions["8.6.1"]["question"] in HW08.render_template().replace("\n#        ", " ").replace("# 8.6.1  ", "")
+    # the key: in the instructor folder only, agreeing with the questions and the reference
     ns: dict = {}
-    exec(compile(HW08.template_path.read_text(encoding="utf-8"), str(HW08.template_path), "exec"), ns)
-    assert ns["QUESTIONS"] == hw08_reference.QUESTIONS
-    assert set(ns["ANSWERS"]) == set(hw08_reference.ANSWERS) == set(key) == set(ns["QUESTIONS"])
-    for q, (right, why) in key.items():
-        assert hw08_reference.ANSWERS[q] == right
-        assert right in ns["QUESTIONS"][q][1]
-        assert set(why) == set(ns["QUESTIONS"][q][1]) - {right}, f"{q}: feedback for every wrong choice"
-
-
-def test_every_forbidden_object_exists():
-    for task in HW08.tasks:
-        for path in task.forbidden:
-            assert _resolve(path) is not None, f"task {task.number}: {path} does not exist"
+    exec(compile(REFERENCE.read_text(encoding="utf-8"), str(REFERENCE), "exec"), ns)
+    assert set(KEY["answers"]) == set(questions) == set(ns["ANSWERS"])
+    for q, entry in KEY["answers"].items():
+        assert ns["ANSWERS"][q] == entry["answer"] and entry["answer"] in questions[q]["options"]
+        assert set(entry["why_not"]) == set(questions[q]["options"]) - {entry["answer"]}, q
+        assert entry["explanation"]
+    for path in HW08.directory.rglob("*.py"):
+        assert '"answer"' not in path.read_text(encoding="utf-8"), path
 
 
 def test_homework_files_are_not_collected_by_default():
-    for path in [HW08.tests_path, LESSON_TEMPLATE, *SUBMISSIONS.glob("*.py")]:
+    for path in [HW08.tests_path, INSTRUCTOR / "hw08" / "tests.py", *SUBMISSIONS.rglob("*.py")]:
         assert not path.name.startswith("test_") and not path.stem.endswith("_test"), path
 
 
-# ---- the static scan and the run-time guard ------------------------------------------------------------------
+# ---- the static scan -------------------------------------------------------------------------------------
 def test_scan_finds_forbidden_imports_and_attributes():
     source = (
         "import minitf.loss\n"
@@ -177,47 +191,46 @@ def test_scan_finds_the_package_level_re_exports():
 
 
 def test_scan_flags_the_homework_package_for_every_task():
-    found = scan_source("from minitf.homework.hw08_reference import *\n", HW08)
+    found = scan_source("from minitf.homework.grader import *\n", HW08)
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
-    found = scan_source("import importlib\nm = importlib.import_module('minitf.homework.hw08_reference')\n", HW08)
+    found = scan_source("import importlib\nm = importlib.import_module('minitf.homework.plugin')\n", HW08)
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
 
 
 def test_scan_passes_the_template_and_the_reference():
-    for path in (HW08.template_path, HW08.reference_path):
-        assert scan_source(path.read_text(encoding="utf-8"), HW08) == {}, path.name
+    for text in (HW08.render_template(), REFERENCE.read_text(encoding="utf-8")):
+        assert scan_source(text, HW08) == {}
 
 
-def test_forbid_raises_records_and_restores():
-    original = minitf.data.shift_right
-    calls: list = []
-    with forbid(["minitf.data.shift_right"], calls=calls):
-        assert minitf.data.shift_right is not original and minitf.training.shift_right is not original
-        assert minitf.shift_right is not original  # the package-level re-export too
-        with pytest.raises(ForbiddenCall):
-            minitf.data.shift_right(np.zeros((1, 2), dtype=np.int64), 1, 0)
-    assert calls == ["minitf.data.shift_right"]
-    assert minitf.data.shift_right is original and minitf.training.shift_right is original
-    assert minitf.shift_right is original
-
-
-# ---- whole runs ------------------------------------------------------------------------------------------------
+# ---- whole runs ----------------------------------------------------------------------------------------------
 def test_reference_scores_full_marks():
-    result = grade("hw08", jobs=2)
+    t0 = time.perf_counter()
+    result = grade("hw08", reference=True, instructor=INSTRUCTOR)
+    seconds = time.perf_counter() - t0
     assert [t.task.number for t in result.tasks] == [1, 2, 3, 4, 5, 6]
     for t in result.tasks:
         assert t.ok and t.score == t.max_score and t.passed == t.total > 0, (t.label, t.status, t.message)
     assert result.score == result.max_score == 100.0
     assert result.all_passed
+    print(f"grading the reference, all six tasks: {seconds:.1f} s")
 
 
 def test_blank_template_scores_zero_on_every_task(tmp_path):
     path = new_homework("hw08", tmp_path)
-    result = grade("hw08", path, jobs=2)
+    result = graded(path)
     for t in result.tasks:
         assert t.score == 0 and t.status == "failed" and t.passed == 0 and t.total > 0, (t.label, t.status)
         assert f"Task 8.{t.task.number}" in t.message or "not answered yet" in t.message, t.message
     assert result.score == 0
+
+
+def test_without_the_instructor_files_the_concept_check_is_left_to_the_autograder(tmp_path, monkeypatch):
+    monkeypatch.delenv("MINITF_INSTRUCTOR", raising=False)
+    result = grade("hw08", REFERENCE, tasks=[1, 6])
+    t1, t6 = task_result(result, 1), task_result(result, 6)
+    assert t1.ok and not t6.graded and t6.status == "autograder only" and t6.total == 0
+    assert result.max_score == 15 and result.score == 15 and result.all_passed
+    assert "8.6: scored only by the course's autograder" in result.table()
 
 
 # ---- each classic mistake fails the right task, and says which mistake --------------------------------------
@@ -236,7 +249,7 @@ CLASSIC_MISTAKES = [
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])
 def test_classic_mistake_fails_its_task(submission_file, name, number, phrase):
-    result = grade("hw08", submission_file(name), tasks=[number])
+    result = graded(submission_file(name), tasks=[number])
     t = task_result(result, number)
     assert t.status == "failed" and t.score < t.max_score, (t.status, t.score)
     assert phrase in t.message, t.message
@@ -245,19 +258,60 @@ def test_classic_mistake_fails_its_task(submission_file, name, number, phrase):
 
 
 def test_mask_seeing_next_is_called_label_leakage(submission_file):
-    result = grade("hw08", submission_file("hw08_mask_sees_next"), tasks=[2])
+    result = graded(submission_file("hw08_mask_sees_next"), tasks=[2])
     message = task_result(result, 2).message
     assert "position 0 can see position 1" in message and "label leakage" in message, message
 
 
 def test_a_classic_mistake_costs_nothing_elsewhere(submission_file):
-    result = grade("hw08", submission_file("hw08_leaky_shift"), tasks=[1, 3, 6], jobs=2)
+    result = graded(submission_file("hw08_leaky_shift"), tasks=[1, 3, 6])
     assert [t.ok for t in result.tasks] == [False, True, True]
+
+
+def test_every_failed_check_is_in_the_table(submission_file):
+    result = graded(submission_file("hw08_loss_mean_over_padding"), tasks=[3])
+    t3 = task_result(result, 3)
+    assert len(t3.failures) > 1
+    table = result.table()
+    for name, _ in t3.failures[1:]:
+        assert f"  - {name}: " in table, table
+
+
+# ---- the concept check: feedback that teaches without giving the key away --------------------------------
+def _answers_file(tmp_path, answers: dict) -> Path:
+    text = HW08.render_template()
+    start = text.index("ANSWERS = {")
+    path = tmp_path / "answers.py"
+    path.write_text(text[:start] + f"ANSWERS = {answers!r}\n", encoding="utf-8")
+    return path
+
+
+def test_a_wrong_answer_gets_a_pointer_not_the_reasoning(tmp_path):
+    answers = {q: e["answer"] for q, e in KEY["answers"].items()}
+    answers["8.6.6"] = "a"
+    result = graded(_answers_file(tmp_path, answers), tasks=[6])
+    t6 = task_result(result, 6)
+    assert t6.passed == 5 and t6.score == pytest.approx(10 * 5 / 6, abs=0.01)
+    assert "not right yet; re-read Lesson 8, section 3" in t6.message, t6.message
+    assert KEY["answers"]["8.6.6"]["why_not"]["a"] not in result.table()
+    assert KEY["answers"]["8.6.6"]["explanation"] not in result.table()
+    assert KEY["answers"]["8.6.1"]["explanation"] in result.table()  # a right answer is explained
+
+
+def test_after_the_deadline_wrong_answers_are_explained(tmp_path):
+    instructor = tmp_path / "instructor"
+    shutil.copytree(INSTRUCTOR, instructor)
+    key = json.loads((instructor / "hw08" / "key.json").read_text())
+    key["settings"]["explain_wrong_answers"] = True
+    (instructor / "hw08" / "key.json").write_text(json.dumps(key))
+    answers = {q: e["answer"] for q, e in KEY["answers"].items()} | {"8.6.6": "a"}
+    result = grade("hw08", _answers_file(tmp_path, answers), tasks=[6], instructor=instructor)
+    assert KEY["answers"]["8.6.6"]["why_not"]["a"] in task_result(result, 6).message
 
 
 # ---- calling minitf's own implementation -------------------------------------------------------------------
 def test_calling_minitf_gets_no_credit_for_that_task(submission_file):
-    result = grade("hw08", submission_file("hw08_calls_minitf"), tasks=[1, 2, 3], jobs=2)
+    result = graded(submission_file("hw08_calls_minitf"), tasks=[1, 2, 3])
     t1, t2, t3 = (task_result(result, k) for k in (1, 2, 3))
     for t, name in ((t1, "shift_right"), (t3, "cross_entropy")):
         assert t.status == "no credit" and t.score == 0, (t.label, t.status)
@@ -266,7 +320,7 @@ def test_calling_minitf_gets_no_credit_for_that_task(submission_file):
 
 
 def test_calling_minitf_through_hidden_paths_is_caught_at_run_time(submission_file):
-    result = grade("hw08", submission_file("hw08_calls_minitf_hidden"), tasks=[2, 4], jobs=2)
+    result = graded(submission_file("hw08_calls_minitf_hidden"), tasks=[2, 4])
     for number, name in ((2, "minitf.masks.causal_mask"), (4, "minitf.attention.MultiHeadAttention.backward")):
         t = task_result(result, number)
         assert t.status == "no credit" and t.score == 0, (t.label, t.status, t.message)
@@ -275,55 +329,119 @@ def test_calling_minitf_through_hidden_paths_is_caught_at_run_time(submission_fi
 
 # ---- submissions that crash, hang, exit or print garbage ----------------------------------------------------------
 def test_import_crash_costs_every_task_with_the_reason(submission_file):
-    result = grade("hw08", submission_file("hw08_import_crash"))
+    result = graded(submission_file("hw08_import_crash"))
     assert result.score == 0
     for t in result.tasks:
-        assert t.status == "error"
+        assert t.status == "failed", (t.label, t.status)
         assert "could not be imported" in t.message and "RuntimeError: half-finished edit" in t.message, t.message
         assert "line" in t.message
 
 
 def test_hanging_import_is_stopped(submission_file):
-    result = grade("hw08", submission_file("hw08_import_hangs"), tasks=[1, 6], probe_timeout=3)
+    result = graded(submission_file("hw08_import_hangs"), tasks=[1, 6], probe_timeout=3)
     assert result.score == 0
     assert all("did not finish within 3 s" in t.message for t in result.tasks), result.tasks[0].message
 
 
 def test_endless_loop_costs_only_its_task(submission_file):
-    result = grade("hw08", submission_file("hw08_endless_decoding"), tasks=[5, 1], test_timeout=3, jobs=2)
+    result = graded(submission_file("hw08_endless_decoding"), tasks=[5, 1], test_timeout=3)
     t5, t1 = task_result(result, 5), task_result(result, 1)
     assert t5.status == "timeout" and t5.score == 0, (t5.status, t5.message)
-    assert "time limit" in t5.message
+    assert "time limit of 3 s" in t5.message
     assert t1.ok and t1.score == t1.max_score
 
 
-def test_whole_task_time_limit_kills_the_run(submission_file):
-    # the per-test limit is longer than the task's: the grader kills the process itself
-    result = grade("hw08", submission_file("hw08_endless_decoding"), tasks=[5], test_timeout=60, task_timeout=6)
+def test_whole_task_time_limit_stops_the_task(submission_file):
+    # one call may take 60 s, the task's calls 6 s in all: the task's limit stops it
+    result = graded(submission_file("hw08_endless_decoding"), tasks=[5], test_timeout=60, task_timeout=6)
     t5 = task_result(result, 5)
-    assert t5.score == 0 and t5.status in ("timeout", "error"), (t5.status, t5.message)
+    assert t5.score == 0 and t5.status == "timeout", (t5.status, t5.message)
     assert "6 s" in t5.message, t5.message
 
 
 def test_process_exit_costs_only_its_task(submission_file):
-    result = grade("hw08", submission_file("hw08_exits_in_mask"), tasks=[2, 6], jobs=2)
+    result = graded(submission_file("hw08_exits_in_mask"), tasks=[2, 6])
     t2, t6 = task_result(result, 2), task_result(result, 6)
     assert t2.score == 0 and not t2.ok
-    assert "exit code 3" in t2.message or "died" in t2.message, t2.message
+    assert "exit code 3" in t2.message, t2.message
     assert t6.ok
 
 
 def test_garbage_output_loses_nothing(submission_file):
-    result = grade("hw08", submission_file("hw08_prints_garbage"), tasks=[1, 3, 6], jobs=2)
+    result = graded(submission_file("hw08_prints_garbage"), tasks=[1, 3, 6])
     assert result.all_passed and result.score == result.max_score, [(t.label, t.message) for t in result.tasks]
 
 
+# ---- hostile submissions: each scores 0 on what it attacks ---------------------------------------------------------
+def _minitf_sources() -> dict:
+    package = Path(__import__("minitf").__file__).resolve().parent
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(package.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("name, tasks", [
+    ("hw08_reference_by_path", [1, 2, 3, 4, 5, 6]),
+    ("hw08_read_key", [6]),
+    ("hw08_overwrite_key", [6]),
+    ("hw08_rewrite_report", [1, 3, 6]),
+    ("hw08_patch_writer", [1, 3, 6]),
+])
+def test_hostile_submission_steals_nothing(hostile_file, tmp_path, name, tasks):
+    results = tmp_path / "results.json"
+    result = graded(hostile_file(name), tasks=tasks)
+    result.write_results(results)
+    assert result.score == 0, [(t.label, t.score, t.message) for t in result.tasks]
+    assert json.loads(results.read_text())["score"] == 0
+
+
+def test_minitf_hidden_in_a_dict_a_closure_or_a_default_gets_no_credit(hostile_file):
+    result = graded(hostile_file("hw08_hidden_reference"), tasks=[1, 2, 3])
+    for t in result.tasks:
+        assert t.score == 0 and t.status == "no credit", (t.label, t.status, t.message)
+        assert "called minitf's own" in t.message, t.message
+
+
+def test_a_detached_process_is_never_started(hostile_file, tmp_path):
+    marker = Path(tempfile.gettempdir()) / "minitf-hostile-detached-ran"
+    marker.unlink(missing_ok=True)
+    results = tmp_path / "results.json"
+    result = graded(hostile_file("hw08_detached_process"), tasks=[1, 6])
+    result.write_results(results)
+    time.sleep(4)  # the detached script would have woken up by now
+    assert result.score == 0 and json.loads(results.read_text())["score"] == 0
+    assert not marker.exists()
+
+
+def test_code_that_never_returns_is_stopped(hostile_file):
+    t0 = time.perf_counter()
+    result = graded(hostile_file("hw08_never_returns"), tasks=[1, 2], test_timeout=2, task_timeout=5)
+    assert time.perf_counter() - t0 < 60
+    for t in result.tasks:
+        assert t.score == 0 and t.status == "timeout", (t.label, t.status, t.message)
+
+
+def test_allocating_10_gb_fails_in_the_students_process(hostile_file):
+    result = graded(hostile_file("hw08_allocates_10gb"), tasks=[1])
+    t1 = task_result(result, 1)
+    assert t1.score == 0 and "MemoryError" in t1.message, t1.message
+
+
+def test_writing_outside_its_directory_changes_nothing(hostile_file):
+    before = _minitf_sources()
+    outside = [Path(tempfile.gettempdir()) / "minitf-hostile-wrote-here", Path.home() / "minitf-hostile-wrote-here"]
+    for p in outside:
+        p.unlink(missing_ok=True)
+    result = graded(hostile_file("hw08_writes_outside"), tasks=[1, 3])
+    assert result.score == 0
+    assert _minitf_sources() == before
+    assert not any(p.exists() for p in outside)
+
+
 # ---- the command line ----------------------------------------------------------------------------------------------
-def test_cli_homework_new_copies_the_template(tmp_path, capsys):
+def test_cli_homework_new_writes_the_rendered_template(tmp_path, capsys):
     assert cli_main(["homework", "new", "hw08", str(tmp_path)]) == 0
     copied = tmp_path / HW08.filename
-    assert copied.read_bytes() == HW08.template_path.read_bytes()
-    capsys.readouterr()
+    assert copied.read_text() == HW08.render_template()
+    assert "minitf grade hw08" in capsys.readouterr().out
     assert cli_main(["homework", "new", "hw08", str(copied)]) == 2
     assert "minitf homework new: error:" in capsys.readouterr().err
     assert cli_main(["homework", "new", "hw08", str(copied), "--force"]) == 0
@@ -331,9 +449,17 @@ def test_cli_homework_new_copies_the_template(tmp_path, capsys):
     assert "hw08" in capsys.readouterr().err
 
 
+def test_cli_homework_list_names_every_task(capsys):
+    assert cli_main(["homework", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "hw08  Lesson 8" in out and "8.6" in out and "(autograder only)" in out
+
+
 def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
     results = tmp_path / "results.json"
-    assert cli_main(["grade", "hw08", "--reference", "--task", "6", "--task", "2", "--results", str(results)]) == 0
+    argv = ["grade", "hw08", "--reference", "--instructor", str(INSTRUCTOR), "--task", "6", "--task", "2",
+            "--results", str(results)]
+    assert cli_main(argv) == 0
     out = capsys.readouterr().out
     assert "8.2" in out and "8.6" in out and "20/20" in out
     data = json.loads(results.read_text())
@@ -348,35 +474,94 @@ def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
     (["hw08"], "expected a submission file (or --reference)"),
     (["hw08", "x.py", "--reference"], "not both"),
     (["hw99", "--reference"], "homework: expected one of 'hw08'"),
-    (["hw08", "--reference", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
-    (["hw08", "--reference", "--timeout", "-5"], "--timeout: expected a positive number of seconds"),
-    (["hw08", "--reference", "--test-timeout", "0"], "--test-timeout: expected a positive number of seconds, got 0"),
-    (["hw08", "--reference", "--jobs", "0"], "--jobs: expected a positive integer, got 0"),
+    (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
+    (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--timeout", "-5"],
+     "--timeout: expected a positive number of seconds"),
+    (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--test-timeout", "0"],
+     "--test-timeout: expected a positive number of seconds, got 0"),
+    (["hw08", "--reference", "--instructor", "NOWHERE"], "--instructor: expected a folder holding hw08/"),
 ])
-def test_cli_grade_usage_errors_exit_2_naming_the_flag(tmp_path, capsys, argv, message):
+def test_cli_grade_usage_errors_exit_2_naming_the_flag(tmp_path, capsys, monkeypatch, argv, message):
     """A bad call (2) must be told apart from a submission that lost points (1)."""
-    argv = [str(tmp_path / "missing.py") if a == "MISSING" else a for a in argv]
+    monkeypatch.delenv("MINITF_INSTRUCTOR", raising=False)
+    subst = {"MISSING": str(tmp_path / "missing.py"), "INSTRUCTOR": str(INSTRUCTOR), "NOWHERE": str(tmp_path)}
+    argv = [subst.get(a, a) for a in argv]
     assert cli_main(["grade", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("minitf grade: error: ") and message in err, err
 
 
+def test_cli_grade_reference_needs_the_instructor_folder(capsys, monkeypatch):
+    monkeypatch.delenv("MINITF_INSTRUCTOR", raising=False)
+    assert cli_main(["grade", "hw08", "--reference"]) == 2
+    assert "instructor material" in capsys.readouterr().err
+    monkeypatch.setenv("MINITF_INSTRUCTOR", str(INSTRUCTOR))
+    assert cli_main(["grade", "hw08", "--reference", "--task", "1"]) == 0
+
+
 def test_cli_grade_exit_status_is_1_when_points_are_lost(tmp_path, capsys):
     path = new_homework("hw08", tmp_path)
-    assert cli_main(["grade", "hw08", str(path), "--task", "6"]) == 1
+    assert cli_main(["grade", "hw08", str(path), "--task", "6", "--instructor", str(INSTRUCTOR)]) == 1
     assert "not answered yet" in capsys.readouterr().out
 
 
+# ---- pytest by hand ------------------------------------------------------------------------------------------------
+def _pytest(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider", "-o", "addopts=", "-q"],
+                          cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_homework_tests_refuse_to_run_without_a_submission():
+    proc = _pytest("--pyargs", "minitf.homework.hw08.tests", "-m", "hw08_task1")
+    assert proc.returncode != 0
+    assert "give it with --submission PATH" in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
 def test_pytest_marker_selects_one_task():
-    """``pytest --pyargs minitf.homework.hw08_tests -m hw08_task6`` runs only task 8.6's tests."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "--pyargs", "minitf.homework.hw08_tests", "-p", "minitf.homework.plugin",
-         "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-m", "hw08_task6"],
-        cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = _pytest("--pyargs", "minitf.homework.hw08.tests", "--submission", str(REFERENCE), "-m", "hw08_task2")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "6 passed" in proc.stdout and "deselected" in proc.stdout
+    assert "3 passed" in proc.stdout and "deselected" in proc.stdout
 
 
-def test_get_homework_rejects_unknown_names():
-    with pytest.raises(ValueError, match="hw08"):
-        get_homework("hw01")
+# ---- the Gradescope autograder -------------------------------------------------------------------------------------
+def _gradescope(tmp_path, bundle: Path, student_file: Path) -> dict:
+    root = tmp_path / "autograder"
+    shutil.copytree(bundle, root / "source")
+    (root / "submission").mkdir()
+    shutil.copyfile(student_file, root / "submission" / HW08.filename)
+    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], env={**os.environ,
+                          "AUTOGRADER_ROOT": str(root)}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_autograder_bundle_grades_a_submission_as_gradescope_runs_it(tmp_path, capsys):
+    bundle = tmp_path / "bundle"
+    assert cli_main(["homework", "autograder", "hw08", "--instructor", str(INSTRUCTOR), "--out", str(bundle)]) == 0
+    for name in ("setup.sh", "run_autograder", "autograder.zip", "instructor/hw08/reference.py",
+                 "instructor/hw08/key.json", "instructor/hw08/tests.py", "minitf/setup.cfg",
+                 "minitf/minitf/homework/hw08/tests.py"):
+        assert (bundle / name).is_file(), name
+    assert os.access(bundle / "run_autograder", os.X_OK)
+    full = _gradescope(tmp_path / "ref", bundle, REFERENCE)
+    assert full["score"] == 100.0 and len(full["tests"]) == 6
+    blank = _gradescope(tmp_path / "blank", bundle, new_homework("hw08", tmp_path / "blank.py"))
+    assert blank["score"] == 0.0
+
+
+# ---- what a student installs ------------------------------------------------------------------------------------------
+def test_the_installed_package_holds_no_solution_and_no_key(tmp_path):
+    target = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--quiet",
+                           "--target", str(target), str(REPO)], capture_output=True, text=True, timeout=600,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    files = [p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()]
+    assert "minitf/homework/hw08/template.py" in files and "minitf/homework/hw08/tests.py" in files
+    leaks = [f for f in files if "reference" in Path(f).name or f.endswith("key.json") or "instructor" in f]
+    assert not leaks, leaks
+    answers = [KEY["answers"][q]["explanation"] for q in KEY["answers"]]
+    for f in files:
+        if f.endswith(".py"):
+            text = (target / f).read_text(encoding="utf-8", errors="replace")
+            assert not any(a in text for a in answers), f

@@ -1,7 +1,8 @@
-"""``minitf homework``: hand out homework.
+"""``minitf homework``: hand out homework, and build its autograder.
 
-    minitf homework new hw08 DEST      copy a fresh template to DEST (a file, or a directory)
-    minitf homework list               the homeworks and their tasks
+    minitf homework list                                   the homeworks and their tasks
+    minitf homework new hw08 DEST                          a fresh template at DEST (a file, or a directory)
+    minitf homework autograder hw08 --instructor DIR --out OUT     a Gradescope autograder bundle
 """
 from __future__ import annotations
 
@@ -12,27 +13,42 @@ import sys
 def configure(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
-    new = sub.add_parser("new", help="copy a fresh template", description="copy a fresh homework template")
+    new = sub.add_parser("new", help="write a fresh template", description="write a fresh homework template")
     new.add_argument("homework", help="which homework, e.g. hw08")
     new.add_argument("dest", help="the new file (.py), or an existing directory to put it in")
     new.add_argument("--force", action="store_true", help="replace DEST if it exists")
     sub.add_parser("list", help="list the homeworks and their tasks", description="list the homeworks and their tasks")
+    bundle = sub.add_parser("autograder", help="build a Gradescope autograder bundle",
+                            description="build a Gradescope autograder bundle (setup.sh, run_autograder, the "
+                                        "instructor files and minitf's source, zipped)")
+    bundle.add_argument("homework", help="which homework, e.g. hw08")
+    bundle.add_argument("--instructor", metavar="DIR", default=None,
+                        help="the instructor folder (default: $MINITF_INSTRUCTOR)")
+    bundle.add_argument("--out", metavar="DIR", required=True, help="where to write the bundle (new or empty)")
 
 
 def run(args) -> int:
-    from ..homework import HOMEWORKS, get_homework, new_homework
+    from ..homework import get_homework, homeworks, new_homework
 
     if args.action == "list":
-        for hw in HOMEWORKS.values():
+        for hw in homeworks().values():
             print(f"{hw.name}  Lesson {hw.lesson}: {hw.title}  ({hw.max_score:g} points)")
             for t in hw.tasks:
-                print(f"  {hw.label(t):<5} {t.points:>4g}  {t.title}   [{', '.join(t.functions)}]")
+                extra = "  (autograder only)" if t.autograder_only else ""
+                print(f"  {hw.label(t):<5} {t.points:>4g}  {t.title}   [{', '.join(t.functions)}]{extra}")
         return 0
     try:
         hw = get_homework(args.homework)
+        if args.action == "autograder":
+            from ..homework.autograder import build
+
+            archive = build(hw.name, args.instructor, args.out)
+            print(f"wrote {archive.parent}: setup.sh, run_autograder, instructor/{hw.name}/, minitf/")
+            print(f"upload {archive} as the assignment's autograder")
+            return 0
         dest = new_homework(hw.name, args.dest, force=args.force)
     except (ValueError, FileExistsError, FileNotFoundError) as e:
-        print(f"minitf homework new: error: {e}", file=sys.stderr)
+        print(f"minitf homework {args.action}: error: {e}", file=sys.stderr)
         return 2
     print(f"wrote {dest}: {len(hw.tasks)} tasks of Lesson {hw.lesson} ({hw.title})")
     print(f"check your work with: minitf grade {hw.name} {dest}")

@@ -1,37 +1,45 @@
-"""Homework checked by pytest.
+"""Homework checked by pytest, graded so that a submission cannot fool the grader.
 
-A homework is a template module that students fill in (every task a function whose stub
-raises ``NotImplementedError("Task 8.k: ...")``), a reference solution, and a test module
-whose tests carry one marker per task (``hw08_task1`` ... ``hw08_task6``).  The pytest
-plugin (:mod:`minitf.homework.plugin`) points those tests at a student's file with
-``--submission PATH``; without it they check the reference solution.  The grader
-(:mod:`minitf.homework.grader`) runs each task's tests in a subprocess with a time limit
-and turns the results into a score table and a Gradescope-style ``results.json``.
+Each assignment is a package ``minitf/homework/hwNN/`` (registered under the entry-point
+group ``minitf.homeworks`` in ``setup.cfg``): the template students fill in, the concept
+check's questions, the public tests and the runs that plug student code into minitf.
+What students must not see lives outside the installed package, where the course staff
+keep it (in this repository ``tests/instructor/``), one folder per assignment:
 
-=======================  ================================================================
-file                      what it is
-=======================  ================================================================
-``hw08_template.py``      the blank template (``minitf homework new hw08 DEST`` copies it)
-``hw08_reference.py``     the reference solution
-``hw08_tests.py``         the tests, one marker per task (run only by the grader or by
-                          ``pytest --pyargs minitf.homework.hw08_tests``)
-``submission.py``         loading a submission; the checks that it writes what it is asked
-                          to write instead of calling minitf's own implementation
-``plugin.py``             the pytest plugin: ``--submission``, markers, the JSON report
-``grader.py``             subprocess per task, time limits, score table, results.json
-``asserts.py``            comparisons whose failure messages teach
-=======================  ================================================================
+=======================  ==============================================================
+``reference.py``          the reference solution
+``key.json``              the concept check's answers and explanations, and the setting
+                          that decides when wrong answers are explained
+``tests.py``              the hidden tests (those that need the key)
+=======================  ==============================================================
 
-This module only describes the homeworks (plain data): the pytest plugin imports it at
-start-up, so it imports nothing heavy.
+``minitf grade`` finds that folder from ``--instructor DIR`` or the ``MINITF_INSTRUCTOR``
+environment setting; without it, it runs the public tests and says which tasks only the
+course's autograder can score.
+
+How grading keeps a student's code from touching its own score
+--------------------------------------------------------------
+* :mod:`.grader` runs pytest over the tests in a process of its own; the expected
+  values, comparisons, scores and ``results.json`` are made there.
+* The student's code runs only in :mod:`.sandbox` processes, one per task, limited in
+  time and memory, with the task's own minitf functions switched off and an audit hook
+  that refuses reading the instructor files, writing outside its directory and starting
+  processes.  Only data crosses back (:mod:`.wire`: ``.npz`` and JSON, never pickle).
+* :mod:`.submission` scans the file's source for imports of what a task forbids.
+
+This module only describes the homeworks: the pytest plugin imports it at start-up.
 """
 from __future__ import annotations
 
-import shutil
+import importlib
+import os
+import textwrap
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+ENTRY_POINT_GROUP = "minitf.homeworks"
+INSTRUCTOR_ENV = "MINITF_INSTRUCTOR"
 
 
 @dataclass(frozen=True)
@@ -42,39 +50,47 @@ class Task:
     title: str  # one line, shown in the score table
     points: float  # the task's share of the homework's total
     functions: tuple[str, ...]  # names the student's file must define for this task
-    forbidden: tuple[str, ...] = ()  # dotted paths of minitf objects this task may not call
-    # ("minitf.data.shift_right", "minitf.attention.MultiHeadAttention.backward"): a
-    # submission that calls one, or imports it, gets no credit for the task
+    forbidden: tuple[str, ...] = ()  # dotted paths of minitf functions this task may not call
+    # ("minitf.data.shift_right", "minitf.attention.MultiHeadAttention.backward"): switched
+    # off in the student's process; a submission that imports one gets no credit for the task
+    autograder_only: bool = False  # its tests need instructor files (an answer key)
 
 
 @dataclass(frozen=True)
 class Homework:
-    """A homework: its files in this package and its tasks."""
+    """A homework: its package and its tasks."""
 
     name: str  # "hw08": the CLI name and the marker prefix
     lesson: int
     title: str
+    package: str  # "minitf.homework.hw08"
     filename: str  # what a student's copy is called, e.g. "hw08_teacher_forcing.py"
     tasks: tuple[Task, ...]
 
     @property
+    def directory(self) -> Path:
+        return Path(importlib.import_module(self.package).__file__).resolve().parent
+
+    @property
     def template_path(self) -> Path:
-        """The blank template (package data)."""
-        return PACKAGE_DIR / f"{self.name}_template.py"
-
-    @property
-    def reference_path(self) -> Path:
-        """The reference solution (package data)."""
-        return PACKAGE_DIR / f"{self.name}_reference.py"
-
-    @property
-    def reference_module(self) -> str:
-        return f"{__name__}.{self.name}_reference"
+        return self.directory / "template.py"
 
     @property
     def tests_path(self) -> Path:
-        """The test module; named so that pytest never collects it by accident."""
-        return PACKAGE_DIR / f"{self.name}_tests.py"
+        """The public tests; named so that pytest never collects them by accident."""
+        return self.directory / "tests.py"
+
+    @property
+    def runs_module(self) -> str:
+        return f"{self.package}.runs"
+
+    @property
+    def questions(self) -> dict:
+        """The concept check's questions (no answers), or {} if the homework has none."""
+        try:
+            return importlib.import_module(f"{self.package}.questions").QUESTIONS
+        except ModuleNotFoundError:
+            return {}
 
     @property
     def max_score(self) -> float:
@@ -102,48 +118,55 @@ class Homework:
                 return t
         return None
 
+    def render_template(self) -> str:
+        """The student's file: the template with the concept check's questions written in."""
+        text = self.template_path.read_text(encoding="utf-8")
+        questions = self.questions
+        if not questions:
+            return text
+        lines = []
+        for qid, q in questions.items():
+            lines.append("#")
+            lines += textwrap.wrap(q["question"], 96, initial_indent=f"# {qid}  ", subsequent_indent="#        ")
+            for letter, option in q["options"].items():
+                lines += textwrap.wrap(option, 96, initial_indent=f"#        ({letter}) ",
+                                       subsequent_indent="#            ")
+        lines += ["", "ANSWERS = {"] + [f'    "{qid}": None,' for qid in questions] + ["}"]
+        return text.replace("# {questions}\n", "\n".join(lines) + "\n")
 
-HW08 = Homework(
-    name="hw08",
-    lesson=8,
-    title="Training: teacher forcing & the loss",
-    filename="hw08_teacher_forcing.py",
-    tasks=(
-        Task(1, "shift right: decoder inputs from labels", 15.0, ("shift_right",),
-             ("minitf.data.shift_right", "minitf.data.make_batch", "minitf.tasks.Task.batch",
-              "minitf.training.decoder_only_batch")),
-        Task(2, "the causal mask", 10.0, ("causal_mask",),
-             ("minitf.masks.causal_mask",)),
-        Task(3, "masked cross-entropy, forward and backward", 20.0, ("masked_cross_entropy",),
-             ("minitf.loss.cross_entropy", "minitf.training.forward_loss", "minitf.training.train_step")),
-        Task(4, "cross-attention backward; dL/dH_enc over all blocks", 25.0,
-             ("cross_attention_backward", "encoder_output_gradient"),
-             ("minitf.attention.MultiHeadAttention.backward",
-              "minitf.attention.scaled_dot_product_attention_backward",
-              "minitf.blocks.DecoderBlock.backward", "minitf.blocks.sublayer_backward",
-              "minitf.models.encoder_decoder.EncoderDecoder.backward")),
-        Task(5, "free-running decoding; exposure bias measured", 20.0,
-             ("free_running_decode", "exposure_bias"),
-             ("minitf.training.evaluate", "minitf.training.sequence_metrics",
-              "minitf.decoding.greedy_search", "minitf.decoding.sample", "minitf.decoding.beam_search")),
-        Task(6, "concept check: teacher forcing misconceptions", 10.0, ("ANSWERS",)),
-    ),
-)
-
-HOMEWORKS: dict[str, Homework] = {HW08.name: HW08}
+    def instructor_dir(self, base=None) -> Path | None:
+        """This homework's instructor folder under ``base`` (default: ``$MINITF_INSTRUCTOR``),
+        or None when there is none."""
+        base = base if base is not None else os.environ.get(INSTRUCTOR_ENV)
+        if not base:
+            return None
+        folder = Path(base).expanduser().resolve() / self.name
+        return folder if folder.is_dir() else None
 
 
-def get_homework(name: str) -> Homework:
+def homeworks() -> dict[str, Homework]:
+    """Every registered homework (entry-point group ``minitf.homeworks``), by name, sorted."""
+    found = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        hw = ep.load()
+        if not isinstance(hw, Homework) or hw.name != ep.name:
+            raise TypeError(f"entry point {ep.name} = {ep.value}: expected a Homework named {ep.name!r}")
+        found[hw.name] = hw
+    return dict(sorted(found.items()))
+
+
+def get_homework(name) -> Homework:
     """The homework registered as ``name`` (e.g. ``"hw08"``)."""
     if isinstance(name, Homework):
         return name
-    if name not in HOMEWORKS:
-        raise ValueError(f"homework: expected one of {', '.join(map(repr, sorted(HOMEWORKS)))}, got {name!r}")
-    return HOMEWORKS[name]
+    known = homeworks()
+    if name not in known:
+        raise ValueError(f"homework: expected one of {', '.join(map(repr, known))}, got {name!r}")
+    return known[name]
 
 
 def new_homework(name: str, dest, force: bool = False) -> Path:
-    """Copy a fresh template of homework ``name`` to ``dest`` and return the new file's path.
+    """Write a fresh copy of homework ``name``'s template to ``dest`` and return its path.
 
     ``dest`` is a file path, or an existing directory (the file is then called
     ``Homework.filename`` inside it).  An existing file is only replaced with ``force``.
@@ -158,15 +181,8 @@ def new_homework(name: str, dest, force: bool = False) -> Path:
         raise FileExistsError(f"dest: {str(dest)!r} already exists; pass force=True (--force) to replace it")
     if not dest.parent.is_dir():
         raise FileNotFoundError(f"dest: the directory {str(dest.parent)!r} does not exist")
-    shutil.copyfile(hw.template_path, dest)
+    dest.write_text(hw.render_template(), encoding="utf-8")
     return dest
 
 
-def grade(*args, **kwargs):
-    """Grade a submission; see :func:`minitf.homework.grader.grade`."""
-    from .grader import grade as _grade
-
-    return _grade(*args, **kwargs)
-
-
-__all__ = ["Task", "Homework", "HW08", "HOMEWORKS", "get_homework", "new_homework", "grade", "PACKAGE_DIR"]
+__all__ = ["Task", "Homework", "homeworks", "get_homework", "new_homework", "ENTRY_POINT_GROUP", "INSTRUCTOR_ENV"]

@@ -1,25 +1,25 @@
-"""Grade a homework submission: each task's tests in a subprocess, with a time limit.
+"""Grade a homework submission.
 
-    result = grade("hw08", "alice.py")          # or grade("hw08") for the reference solution
+    result = grade("hw08", "alice.py")                       # the public tests
+    result = grade("hw08", "alice.py", instructor="tests/instructor")   # and the hidden ones
     print(result.table())
-    result.write_results("results.json")        # Gradescope's format
+    result.write_results("results.json")                     # Gradescope's format
 
 How a run goes, and why:
 
-1. **A probe import** in a subprocess (a few seconds at most).  A file that fails to
-   import, exits, or hangs at import costs every task (nothing in it can be checked),
-   and the per-task runs are skipped.
-2. **One pytest subprocess per task** (``-m hw08_taskK``), with the plugin's
-   ``--homework-report`` and ``--homework-test-timeout``.  A submission that crashes,
-   loops or prints garbage can only spoil the task whose tests it breaks.  The process is
-   killed at the task's time limit; the report is rewritten after every test, so the
-   tests that finished still count and the one that was running is marked as timed out.
-3. **Scores from the JSON report**, never from the console output.  A task earns its
-   points in proportion to the tests it passes; a task whose code calls minitf's own
-   implementation of what it asks for earns nothing.
+1. **One pytest process** (the grader's own) runs the homework's public tests, and its
+   hidden tests when the instructor folder is given, with the plugin's
+   ``--homework-report``.  Expected values, comparisons and scores exist only there and in
+   this process.
+2. **The student's code runs elsewhere**: the tests call it through proxies, in one
+   process per task (:mod:`minitf.homework.sandbox`), with time and memory limits.  A
+   submission that crashes, loops or prints garbage spoils only the calls it breaks.
+3. **Scores come from the JSON report**, which the student's processes cannot reach.  A
+   task earns its points in proportion to the tests it passes; a task whose code uses
+   minitf's own implementation of what it asks for earns nothing.
 
 The grader itself never raises because of a submission: everything that can go wrong
-in the subprocesses becomes a message in the result.
+becomes a message in the result.
 """
 from __future__ import annotations
 
@@ -31,16 +31,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import Homework, Task, get_homework
+from . import INSTRUCTOR_ENV, Homework, Task, get_homework
+from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT
 
-PROBE_TIMEOUT = 30.0  # seconds for the probe import
-TASK_TIMEOUT = 120.0  # seconds for one task's whole test run (tests take a few seconds)
-TEST_TIMEOUT = 60.0  # seconds for one test, enforced inside the run
 OUTPUT_TAIL = 2000  # characters of a crashed run's console output kept for the message
 
 
@@ -52,7 +48,7 @@ class TaskResult:
     label: str  # "8.3"
     score: float
     max_score: float
-    status: str  # "passed", "failed", "no credit" (used minitf's own), "timeout", "error" (no report)
+    status: str  # "passed", "failed", "no credit", "timeout", "error", or "autograder only" (not graded here)
     passed: int = 0
     total: int = 0
     message: str = ""  # the first failure, for the student
@@ -63,38 +59,56 @@ class TaskResult:
     def ok(self) -> bool:
         return self.status == "passed"
 
+    @property
+    def graded(self) -> bool:
+        return self.status != "autograder only"
+
+    @property
+    def failures(self) -> list:
+        """``(test name, first line of its message)`` for every test that did not pass."""
+        return [(t["name"], first_line(t.get("message", ""))) for t in self.tests
+                if t.get("outcome") not in ("passed", "skipped")]
+
+    @property
+    def notes(self) -> list:
+        return [n for t in self.tests for n in t.get("notes", [])]
+
 
 @dataclass
 class GradeResult:
     """A whole submission's grade."""
 
     homework: Homework
-    submission: str  # the file graded, or "reference solution"
+    submission: str  # the file graded
     tasks: list
 
     @property
     def score(self) -> float:
-        return round(sum(t.score for t in self.tasks), 2)
+        return round(sum(t.score for t in self.tasks if t.graded), 2)
 
     @property
     def max_score(self) -> float:
-        return float(sum(t.max_score for t in self.tasks))
+        return float(sum(t.max_score for t in self.tasks if t.graded))
 
     @property
     def all_passed(self) -> bool:
-        return all(t.ok for t in self.tasks)
+        return all(t.ok for t in self.tasks if t.graded)
 
     def to_gradescope(self) -> dict:
         """``{"score": ..., "tests": [{"name", "score", "max_score", "output", "status"}]}``."""
         tests = []
         for t in self.tasks:
+            if not t.graded:
+                continue
             lines = [f"{t.passed}/{t.total} tests passed" if t.total else t.status]
             if t.message:
                 lines.append(t.message)
-            failing = [x for x in t.tests if x.get("outcome") not in ("passed", "skipped")]
-            if len(failing) > 1:
+            if len(t.failures) > 1:
                 lines.append("")
-                lines.extend(f"- {x['name']}: {first_line(x.get('message', ''))}" for x in failing)
+                lines.extend(f"- {name}: {message}" for name, message in t.failures)
+            if t.notes:
+                lines.append("")
+                lines.extend(t.notes)
             tests.append({"name": f"Task {t.label}: {t.task.title}", "score": t.score, "max_score": t.max_score,
                           "output": "\n".join(lines), "status": "passed" if t.ok else "failed"})
         return {"score": self.score, "tests": tests}
@@ -105,24 +119,35 @@ class GradeResult:
         return path
 
     def table(self, width: int = 100) -> str:
-        """A score table: one row per task, then the first failure of each task that lost points."""
+        """A score table: one row per task, then every failed check of each task that lost
+        points (the first in full, the others in a line each)."""
         hw = self.homework
         rows = [f"{hw.name} -- Lesson {hw.lesson}: {hw.title}", f"submission: {self.submission}", ""]
         head = f"{'task':<6}{'':<56}{'points':>10}  {'result':<16}"
         rows += [head, "-" * len(head)]
         for t in self.tasks:
             title = t.task.title if len(t.task.title) <= 54 else t.task.title[:53] + "~"
-            points = f"{t.score:g}/{t.max_score:g}"
+            points = f"{t.score:g}/{t.max_score:g}" if t.graded else f"-/{t.max_score:g}"
             tests = f" ({t.passed}/{t.total})" if t.total else ""
-            rows.append(f"{t.label:<6}{title:<56}{points:>10}  {t.status.upper() if not t.ok else 'pass'}{tests}")
+            result = "pass" if t.ok else t.status.upper()
+            rows.append(f"{t.label:<6}{title:<56}{points:>10}  {result}{tests}")
         rows.append("-" * len(head))
         rows.append(f"{'total':<62}{f'{self.score:g}/{self.max_score:g}':>10}")
-        failures = [t for t in self.tasks if not t.ok and t.message]
-        if failures:
+        ungraded = [t for t in self.tasks if not t.graded]
+        if ungraded:
             rows.append("")
-            for t in failures:
+            rows.append(f"Task {', '.join(t.label for t in ungraded)}: scored only by the course's autograder (its "
+                        f"tests need the instructor's files), so not in this total.")
+        for t in self.tasks:
+            if t.graded and not t.ok and t.message:
+                rows.append("")
                 message = re.sub(rf"^Task {re.escape(t.label)}:? ", "", t.message.strip())  # said once, below
                 rows.append(f"Task {t.label}: {shorten(message, width * 4)}")
+                others = t.failures[1:]
+                for name, line in others:
+                    rows.append(f"  - {name}: {shorten(line, width - 6 - len(name))}")
+            for note in t.notes:
+                rows.append(f"Task {t.label}: {shorten(note, width * 2)}")
         return "\n".join(rows)
 
 
@@ -132,43 +157,31 @@ def first_line(text: str) -> str:
 
 def shorten(text: str, limit: int) -> str:
     text = (text or "").strip()
+    limit = max(limit, 20)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-# ---- subprocesses ---------------------------------------------------------------------------------
-def _env(single_thread: bool) -> dict:
-    env = dict(os.environ)
-    env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # only our plugin: the run does not depend on what is installed
-               PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ beside the student's file
-               PYTHONHASHSEED="0", MPLBACKEND="Agg", PYTHONIOENCODING="utf-8")
-    env.pop("PYTEST_ADDOPTS", None)
-    if single_thread:
-        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            env[var] = "1"
-    return env
-
-
-def _run(cmd: list, cwd: Path, timeout: float, log: Path, env: dict) -> tuple[int | None, float]:
+# ---- the pytest run ----------------------------------------------------------------------------------
+def _run(cmd: list, cwd: Path, timeout: float, log: Path) -> int | None:
     """Run ``cmd`` with its output to ``log``; kill its whole process group at ``timeout``.
-
-    Returns (exit code or None if it was killed, seconds).
-    """
-    t0 = time.perf_counter()
+    Returns the exit code, or None if it was killed."""
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg",
+               PYTHONIOENCODING="utf-8")
+    env.pop("PYTEST_ADDOPTS", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, start_new_session=True)
         try:
-            code = proc.wait(timeout=timeout)
-        except BaseException as e:  # the time limit (or an interrupt): stop the run and anything it started
-            code = None
+            return proc.wait(timeout=timeout)
+        except BaseException as e:  # the time limit (or an interrupt): stop the run and all it started
             try:
-                os.killpg(proc.pid, signal.SIGKILL)  # its own process group (start_new_session), not yet reaped
+                os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
             proc.wait()
             if not isinstance(e, subprocess.TimeoutExpired):
                 raise
-    return code, time.perf_counter() - t0
+            return None
 
 
 def _tail(log: Path) -> str:
@@ -187,137 +200,108 @@ def _read_json(path: Path):
         return None
 
 
-PROBE = """\
-import json, sys
-from minitf.homework.submission import load
-loaded = load(sys.argv[1], sys.argv[2])
-with open(sys.argv[3], "w", encoding="utf-8") as f:
-    json.dump({"error": loaded.error}, f)
-"""
-
-
-def probe(homework: Homework, submission: Path, workdir: Path, timeout: float, env: dict) -> str | None:
-    """Import the submission in a subprocess.  Returns why it cannot be graded, or None."""
-    out, log = workdir / "probe.json", workdir / "probe.log"
-    code, _ = _run([sys.executable, "-c", PROBE, homework.name, str(submission), str(out)], workdir, timeout, log, env)
-    if code is None:
-        return (f"importing your file did not finish within {timeout:g} s: is there an endless loop (or a long "
-                f"computation) at module level?")
-    data = _read_json(out)
-    if data is None:
-        return f"importing your file ended the Python process (exit code {code}) before it could be checked"
-    return data.get("error")
-
-
-def _task_run(homework: Homework, task: Task, submission: Path | None, workdir: Path, task_timeout: float,
-              test_timeout: float, env: dict) -> TaskResult:
-    marker = homework.marker(task)
-    label = homework.label(task)
-    report, log = workdir / f"{marker}.json", workdir / f"{marker}.log"
-    ini = workdir / "pytest.ini"
-    cmd = [sys.executable, "-m", "pytest", str(homework.tests_path), "-c", str(ini), "--rootdir", str(workdir),
-           "-p", "minitf.homework.plugin", "-p", "no:cacheprovider", "-q", "-m", marker,
-           "--homework-report", str(report), "--homework-test-timeout", f"{test_timeout:g}"]
-    if submission is not None:
-        cmd += ["--submission", str(submission)]
-    code, seconds = _run(cmd, workdir, task_timeout, log, env)
-    data = _read_json(report)
-    result = TaskResult(task, label, 0.0, task.points, "error", seconds=round(seconds, 2))
-    if data is None or not data.get("collected"):
+def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, why: str) -> TaskResult:
+    marker = hw.marker(task)
+    result = TaskResult(task, hw.label(task), 0.0, task.points, "error")
+    collected = [c for c in (data or {}).get("collected", []) if c.get("task") == marker]
+    if not collected:
         errors = (data or {}).get("errors") or []
-        why = (errors[0] if errors else
-               f"the test run ended before it reported anything (exit code {code}); its last output:\n{_tail(log)}")
-        if code is None:
-            why = f"the test run did not finish within {task_timeout:g} s"
-        result.message = why
+        result.message = errors[0] if errors else why
         return result
-    collected = [c for c in data["collected"] if c.get("task") == marker]
     tests = []
     for c in collected:
         t = data["tests"].get(c["nodeid"])
-        if t is None:  # never finished: the one running when the process died, or never started
+        if t is None:  # never finished
             running = data.get("running") == c["nodeid"]
-            if running and code is None:
-                msg = (f"timed out: the task's tests did not finish within {task_timeout:g} s; this test was running "
-                       "(an endless loop?)")
-            elif running:
-                msg = f"the Python process died during this test (exit code {code})"
-            else:
-                msg = "not run: the task's test run ended before reaching this test"
+            msg = (why if running else "not run: the test run ended before reaching this test")
             t = {"nodeid": c["nodeid"], "name": c["name"], "task": marker, "outcome": "failed", "message": msg,
-                 "forbidden": False, "seconds": 0.0}
+                 "forbidden": False, "notes": [], "seconds": 0.0}
         tests.append(t)
     result.tests = tests
     result.total = len(tests)
     result.passed = sum(t["outcome"] == "passed" for t in tests)
+    result.seconds = round(sum(t.get("seconds", 0.0) for t in tests), 2)
     failing = [t for t in tests if t["outcome"] != "passed"]
     forbidden = [t for t in tests if t.get("forbidden")]
     if forbidden:
         result.status, result.score = "no credit", 0.0
         result.message = forbidden[0]["message"]
-    elif not tests:
-        result.message = "no tests were found for this task"
-    else:
-        result.score = round(task.points * result.passed / result.total, 2)
-        timed_out = code is None or any("time limit" in t.get("message", "") or t.get("message", "").startswith(
-            "timed out") for t in failing)
-        result.status = "passed" if not failing else ("timeout" if timed_out else "failed")
-        result.message = failing[0]["message"] if failing else ""
+        return result
+    result.score = round(task.points * result.passed / result.total, 2)
+    timed_out = any(t.get("timeout") for t in failing)
+    result.status = "passed" if not failing else ("timeout" if timed_out else "failed")
+    result.message = failing[0]["message"] if failing else ""
     return result
 
 
-def grade(homework="hw08", submission=None, *, tasks=None, task_timeout: float = TASK_TIMEOUT,
-          test_timeout: float = TEST_TIMEOUT, probe_timeout: float = PROBE_TIMEOUT, jobs: int = 1) -> GradeResult:
-    """Grade ``submission`` (a path), or the reference solution when it is None.
+def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, reference: bool = False,
+          task_timeout: float = TASK_TIMEOUT, test_timeout: float = CALL_TIMEOUT,
+          probe_timeout: float = STARTUP_TIMEOUT) -> GradeResult:
+    """Grade ``submission`` (a path), or with ``reference=True`` the instructor's reference solution.
 
     Parameters
     ----------
     homework : str
         ``"hw08"``.
-    submission : path or None
+    submission : path
     tasks : iterable of int, optional
         Task numbers to grade (default: all).  Tasks left out are not in the result.
-    task_timeout : float
-        Seconds allowed for one task's whole test run.
-    test_timeout : float
-        Seconds allowed for one test inside a run.
-    probe_timeout : float
-        Seconds allowed for importing the submission.
-    jobs : int
-        Tasks graded at once (each in its own process).
+    instructor : path, optional
+        The folder holding each homework's instructor files (``<instructor>/hw08/``);
+        default ``$MINITF_INSTRUCTOR``.  Without it, tasks that need them are not graded.
+    task_timeout, test_timeout, probe_timeout : float
+        Seconds allowed for all of a task's calls into the student's code, for one call,
+        and for importing the file.
 
     Returns
     -------
     GradeResult
     """
     hw = get_homework(homework)
-    if importlib.util.find_spec("pytest") is None:
-        raise RuntimeError("grading runs the homework's tests with pytest, which is not installed: "
-                           "pip install pytest (or pip install 'minitf[test]')")
+    if importlib.util.find_spec("pytest") is None:  # pytest is a dependency of minitf; this is for broken installs
+        raise RuntimeError("grading runs the homework's tests with pytest, which is not installed: pip install pytest")
     chosen = hw.tasks if tasks is None else tuple(hw.task(int(k)) for k in tasks)
     for name, value in (("task_timeout", task_timeout), ("test_timeout", test_timeout),
                         ("probe_timeout", probe_timeout)):
-        if not value > 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise ValueError(f"{name}: expected a positive number of seconds, got {value!r}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs: expected a positive integer, got {jobs!r}")
-    path = None
-    if submission is not None:
-        path = Path(submission).resolve()
-        if not path.is_file():
-            raise FileNotFoundError(f"submission: expected a Python file, got {str(submission)!r} (no such file)")
-    shown = str(submission) if submission is not None else "reference solution"
-    env = _env(single_thread=jobs > 1)
-    with tempfile.TemporaryDirectory(prefix=f"minitf-grade-{hw.name}-") as tmp:
-        workdir = Path(tmp)
-        (workdir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-        if path is not None:
-            why = probe(hw, path, workdir, probe_timeout, env)
-            if why is not None:
-                message = f"your file could not be imported, so nothing in it can be checked: {why}"
-                return GradeResult(hw, shown, [TaskResult(t, hw.label(t), 0.0, t.points, "error", message=message)
-                                               for t in chosen])
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_task_run, hw, t, path, workdir, task_timeout, test_timeout, env) for t in chosen]
-            results = [f.result() for f in futures]
-    return GradeResult(hw, shown, results)
+    folder = hw.instructor_dir(instructor)
+    if instructor is not None and folder is None:
+        raise FileNotFoundError(f"instructor: expected a folder holding {hw.name}/, got {str(instructor)!r}")
+    if reference:
+        if submission is not None:
+            raise ValueError("give a submission or reference=True, not both")
+        if folder is None or not (folder / "reference.py").is_file():
+            raise FileNotFoundError(f"the reference solution is instructor material: give the instructor folder "
+                                    f"(--instructor DIR or ${INSTRUCTOR_ENV}) holding {hw.name}/reference.py")
+        submission = folder / "reference.py"
+    if submission is None:
+        raise ValueError("submission: expected a Python file")
+    path = Path(submission).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"submission: expected a Python file, got {str(submission)!r} (no such file)")
+    shown = "reference solution" if reference else str(submission)
+    hidden = folder / "tests.py" if folder is not None and (folder / "tests.py").is_file() else None
+    graded = [t for t in chosen if hidden is not None or not t.autograder_only]
+    results = {}
+    if graded:
+        with tempfile.TemporaryDirectory(prefix=f"minitf-grade-{hw.name}-") as tmp:
+            workdir = Path(tmp)
+            (workdir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+            report, log = workdir / "report.json", workdir / "pytest.log"
+            files = [str(hw.tests_path)] + ([str(hidden)] if hidden is not None else [])
+            cmd = [sys.executable, "-m", "pytest", *files, "-c", str(workdir / "pytest.ini"), "--rootdir",
+                   str(workdir), "-p", "minitf.homework.plugin", "-p", "no:cacheprovider", "-q",
+                   "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(path),
+                   "--homework-report", str(report), "--homework-call-timeout", f"{test_timeout:g}",
+                   "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}"]
+            limit = len(graded) * (task_timeout + probe_timeout) + 120
+            code = _run(cmd, workdir, limit, log)
+            data = _read_json(report)
+            why = (f"the grader's test run did not finish within {limit:g} s" if code is None else
+                   f"the grader's test run ended before it reported anything (exit code {code}); its last "
+                   f"output:\n{_tail(log)}")
+            for t in graded:
+                results[t.number] = _task_result(hw, t, data, code, why)
+    out = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only") for t in chosen]
+    return GradeResult(hw, shown, out)

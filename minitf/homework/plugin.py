@@ -3,20 +3,19 @@
 Options
 -------
 ``--submission PATH``
-    Point the homework tests at a student's file.  Without it they check the reference
-    solution, so a plain run proves the reference passes.
+    The student's file the homework tests check.  Required: without it the homework
+    tests refuse to run (``minitf grade hwNN FILE`` is the easy way to run them).
 ``--homework-report FILE``
-    Write every test's outcome as JSON (rewritten after each test, so a run that is killed
-    still leaves what it had).  The grader reads this file, never the console output.
-``--homework-test-timeout SECONDS``
-    Fail a test that runs longer (setup and call separately), with a message; the rest of
-    the run goes on.  Needs SIGALRM (POSIX, main thread).
+    Write every test's outcome as JSON (rewritten after each test, so a run that is
+    killed still leaves what it had).  The grader reads this file, never the console.
+``--homework-call-timeout SECONDS`` / ``--homework-task-timeout SECONDS`` /
+``--homework-startup-timeout SECONDS``
+    Time limits on the student's process: one call, all of a task's calls, and
+    starting up (importing the file).
 
-It also registers the task markers (``hw08_task1`` ... ``hw08_task6``: ``pytest -m
-hw08_task3`` runs one task) and provides the ``submission`` fixture.
-
-Run a homework's tests by hand with
-``pytest --pyargs minitf.homework.hw08_tests [--submission FILE] [-m hw08_task3]``.
+It registers the task markers (``pytest -m hw08_task3`` runs one task) and provides the
+``submission`` fixture: the student's file as seen by the requesting test's task, whose
+functions run in the student's own process (:mod:`minitf.homework.workers`).
 
 The module imports nothing heavy: pytest loads it at start-up in every run.
 """
@@ -24,47 +23,59 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from . import HOMEWORKS, get_homework
+from . import get_homework, homeworks
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("minitf-homework", "minitf homework grading")
-    group.addoption("--submission", metavar="PATH", default=None,
-                    help="the student's homework file to test (default: the reference solution)")
+    group.addoption("--submission", metavar="PATH", default=None, help="the student's homework file to test")
     group.addoption("--homework-report", metavar="FILE", default=None,
                     help="write each homework test's outcome to FILE as JSON")
-    group.addoption("--homework-test-timeout", metavar="SECONDS", type=float, default=None,
-                    help="fail a homework test whose setup or call runs longer than this")
+    group.addoption("--homework-call-timeout", metavar="SECONDS", type=float, default=None,
+                    help="time limit for one call into the student's code")
+    group.addoption("--homework-task-timeout", metavar="SECONDS", type=float, default=None,
+                    help="time limit for all of a task's calls into the student's code")
+    group.addoption("--homework-startup-timeout", metavar="SECONDS", type=float, default=None,
+                    help="time limit for starting the student's process and importing the file")
 
 
 def pytest_configure(config):
-    for hw in HOMEWORKS.values():
+    for hw in homeworks().values():
         for task in hw.tasks:
             config.addinivalue_line("markers", f"{hw.marker(task)}: {hw.name} task {hw.label(task)}, {task.title}")
     path = config.getoption("submission")
     if path is not None and not Path(path).is_file():
         raise pytest.UsageError(f"--submission: expected a Python file, got {path!r} (no such file)")
+    for name in ("homework_call_timeout", "homework_task_timeout", "homework_startup_timeout"):
+        value = config.getoption(name)
+        if value is not None and not value > 0:
+            flag = "--" + name.replace("_", "-")
+            raise pytest.UsageError(f"{flag}: expected a positive number of seconds, got {value}")
+    config.stash[_STATE] = _State(config)
     report = config.getoption("homework_report")
     if report:
         config.pluginmanager.register(ReportWriter(report, path), "minitf-homework-report")
-    limit = config.getoption("homework_test_timeout")
-    if limit is not None:
-        if limit <= 0:
-            raise pytest.UsageError(f"--homework-test-timeout: expected a positive number of seconds, got {limit}")
-        config.pluginmanager.register(TimeLimit(limit), "minitf-homework-time-limit")
 
 
-# ---- the fixture -------------------------------------------------------------------------------
+def pytest_unconfigure(config):
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+
+
+def _homework_of(item):
+    name = getattr(getattr(item, "module", None), "HOMEWORK", None)
+    return get_homework(name) if name is not None else None
+
+
 def _task_of(item, hw):
     for mark in item.iter_markers():
         task = hw.task_for_marker(mark.name)
@@ -73,81 +84,140 @@ def _task_of(item, hw):
     return None
 
 
+def pytest_collection_modifyitems(session, config, items):
+    if config.getoption("submission") is None and any(_homework_of(item) for item in items):
+        raise pytest.UsageError(
+            "the homework tests check a student's file: give it with --submission PATH "
+            "(or run `minitf grade hwNN PATH`, which also prints a score table)")
+
+
+# ---- the student's processes, one per task ------------------------------------------------------
+class _State:
+    def __init__(self, config):
+        self.config = config
+        self.workers: dict = {}
+        self.findings: dict = {}
+
+    def worker(self, hw, task):
+        from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, Worker
+
+        key = (hw.name, task.number)
+        if key not in self.workers:
+            opt = self.config.getoption
+            self.workers[key] = Worker(
+                hw, task, Path(opt("submission")),
+                startup_timeout=opt("homework_startup_timeout") or STARTUP_TIMEOUT,
+                call_timeout=opt("homework_call_timeout") or CALL_TIMEOUT,
+                task_timeout=opt("homework_task_timeout") or TASK_TIMEOUT)
+        return self.workers[key]
+
+    def scan(self, hw) -> dict:
+        """The static scan's findings for ``hw``: ``{task number: [finding]}`` (once)."""
+        from .submission import scan_source
+
+        if hw.name not in self.findings:
+            try:
+                source = Path(self.config.getoption("submission")).read_text(encoding="utf-8")
+                self.findings[hw.name] = scan_source(source, hw)
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                self.findings[hw.name] = {}  # the student's process reports why it cannot import the file
+        return self.findings[hw.name]
+
+    def close(self):
+        for worker in self.workers.values():
+            worker.stop()
+        self.workers.clear()
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+class TaskSubmission:
+    """A submission as seen by the tests of one task (the ``submission`` fixture)."""
+
+    def __init__(self, worker, homework, task, findings):
+        self.worker, self.homework, self.task, self.findings = worker, homework, task, findings
+
+    @property
+    def label(self) -> str:
+        return f"Task {self.homework.label(self.task)}"
+
+    def _check(self, name: str) -> dict:
+        from .workers import ForbiddenCall, SubmissionError
+
+        if self.findings:
+            raise ForbiddenCall(f"{self.label} gets no credit: {'; '.join(self.findings)}. This task asks you to "
+                                f"write that yourself, so its tests do not run.")
+        info = self.worker.names().get(name)
+        if info is None:
+            raise SubmissionError(f"your file defines no {name!r} ({self.label}); keep the template's names")
+        return info
+
+    def value(self, name: str):
+        """A piece of data the task asks for (e.g. ``ANSWERS``), as data."""
+        self._check(name)
+        return self.worker.request("value", name)["ok"]
+
+    def function(self, name: str):
+        """The student's function ``name``, called in the student's process."""
+        from .workers import StudentFunction, SubmissionError
+
+        info = self._check(name)
+        if not info["callable"]:
+            raise SubmissionError(f"{name} in your file is a {info['type']}, not a function ({self.label})")
+        return StudentFunction(self.worker, name, info.get("parameters", []))
+
+    def parameters(self, name: str) -> list:
+        """The names of the parameters of the student's function ``name``."""
+        return list(self._check(name).get("parameters", []))
+
+    def run(self, runner: str, *args, **kwargs):
+        """Run ``runner`` of the homework's ``runs`` module in the student's process, with
+        ``Student("name")`` arguments standing for the student's functions."""
+        from .workers import _mirror
+
+        self._check_findings_only()
+        reply = self.worker.request("run", runner, args, kwargs)
+        _mirror(list(args), list(reply["args"]))
+        return reply["ok"]
+
+    def _check_findings_only(self) -> None:
+        from .workers import ForbiddenCall
+
+        if self.findings:
+            raise ForbiddenCall(f"{self.label} gets no credit: {'; '.join(self.findings)}. This task asks you to "
+                                f"write that yourself, so its tests do not run.")
+
+
 @pytest.fixture
 def submission(request):
-    """The submission (or the reference solution) as seen by the requesting test's task.
-
-    The test module names its homework in ``HOMEWORK = "hw08"``; the test carries its
-    task's marker.
-    """
-    from .submission import TaskSubmission, load
-
-    name = getattr(request.module, "HOMEWORK", None)
-    if name is None:
+    """The student's file as seen by the requesting test's task."""
+    hw = _homework_of(request.node)
+    if hw is None:
         raise pytest.UsageError(f"{request.module.__name__}: a homework test module must set HOMEWORK = 'hwNN'")
-    hw = get_homework(name)
     task = _task_of(request.node, hw)
     if task is None:
         raise pytest.UsageError(f"{request.node.nodeid}: expected one of the markers "
                                 f"{', '.join(hw.marker(t) for t in hw.tasks)}")
-    return TaskSubmission(load(hw, request.config.getoption("submission")), task)
-
-
-# ---- time limit per test ---------------------------------------------------------------------------
-class TimeLimit:
-    """Raise :class:`~minitf.homework.submission.TimeLimitExceeded` in a test that runs too long."""
-
-    def __init__(self, seconds: float):
-        self.seconds = seconds
-        self.usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-    def _alarm(self, signum, frame):
-        from .submission import TimeLimitExceeded
-
-        raise TimeLimitExceeded(f"the test did not finish within its time limit of {self.seconds:g} s: "
-                                "is there an endless loop (e.g. a decoding loop that never stops)?")
-
-    def _run(self):
-        if not self.usable:
-            yield
-            return
-        previous = signal.signal(signal.SIGALRM, self._alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_setup(self, item):
-        yield from self._run()
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(self, item):
-        yield from self._run()
+    state = request.config.stash[_STATE]
+    return TaskSubmission(state.worker(hw, task), hw, task, state.scan(hw).get(task.number, []))
 
 
 # ---- the JSON report --------------------------------------------------------------------------------
-def failure_message(excinfo, submission_path: str | None) -> str:
+def failure_message(excinfo) -> str:
     """The first thing a student should read about a failure."""
-    from .submission import describe_exception
+    from .workers import ForbiddenCall, StudentRaised, SubmissionError, TimeLimitExceeded
 
     exc = excinfo.value
-    if isinstance(exc, pytest.fail.Exception):
+    if isinstance(exc, (pytest.fail.Exception, pytest.skip.Exception)):
         return str(exc.msg)
-    if isinstance(exc, pytest.skip.Exception):
-        return str(exc.msg)
-    if excinfo.errisinstance(NotImplementedError):
+    if isinstance(exc, NotImplementedError):
         return str(exc).strip() or "not written yet: a function is still the template's stub"
-    from .submission import ForbiddenCall, SubmissionError, TimeLimitExceeded
-
-    if isinstance(exc, (ForbiddenCall, SubmissionError, TimeLimitExceeded)):
+    if isinstance(exc, (ForbiddenCall, SubmissionError, TimeLimitExceeded, StudentRaised)):
         return str(exc)
     if isinstance(exc, AssertionError):
         return str(exc).strip() or "assertion failed"
-    path = Path(submission_path).resolve() if submission_path else None
-    return "your code raised " + describe_exception(exc, path)
+    return f"checking what your code returned failed: {type(exc).__name__}: {exc}"
 
 
 class ReportWriter:
@@ -155,7 +225,6 @@ class ReportWriter:
 
     def __init__(self, path: str, submission: str | None):
         self.path = Path(path)
-        self.submission = submission
         self.data = {"version": REPORT_VERSION, "submission": submission, "collected": [], "tests": {},
                      "errors": [], "running": None, "finished": False, "exitstatus": None}
         self._started: dict[str, float] = {}
@@ -167,19 +236,11 @@ class ReportWriter:
             json.dump(self.data, f, indent=1)
         os.replace(tmp, self.path)
 
-    def _submission_path(self, item) -> str | None:
-        if self.submission:
-            return self.submission
-        name = getattr(getattr(item, "module", None), "HOMEWORK", None)
-        return str(get_homework(name).reference_path) if name in HOMEWORKS else None
-
     @staticmethod
     def _task(item) -> str | None:
-        name = getattr(getattr(item, "module", None), "HOMEWORK", None)
-        if name not in HOMEWORKS:
-            return None
-        task = _task_of(item, HOMEWORKS[name])
-        return HOMEWORKS[name].marker(task) if task else None
+        hw = _homework_of(item)
+        task = _task_of(item, hw) if hw else None
+        return hw.marker(task) if task else None
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -203,14 +264,17 @@ class ReportWriter:
         report = outcome.get_result()
         entry = self.data["tests"].setdefault(item.nodeid, {
             "nodeid": item.nodeid, "name": item.name, "task": self._task(item),
-            "outcome": "passed", "message": "", "forbidden": False, "seconds": 0.0})
+            "outcome": "passed", "message": "", "forbidden": False, "notes": [], "seconds": 0.0})
+        if call.when == "call":
+            entry["notes"] = [str(v) for k, v in item.user_properties if k == "note"]
         if report.failed and entry["outcome"] == "passed":
+            from .workers import ForbiddenCall, TimeLimitExceeded
+
             entry["outcome"] = "failed" if call.when == "call" else "error"
             if call.excinfo is not None:
-                from .submission import ForbiddenCall
-
-                entry["message"] = failure_message(call.excinfo, self._submission_path(item))
+                entry["message"] = failure_message(call.excinfo)
                 entry["forbidden"] = bool(call.excinfo.errisinstance(ForbiddenCall))
+                entry["timeout"] = bool(call.excinfo.errisinstance(TimeLimitExceeded))
             else:
                 entry["message"] = str(report.longrepr)[-2000:]
             entry["phase"] = call.when

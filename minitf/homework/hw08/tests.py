@@ -1,36 +1,39 @@
-"""Tests of homework 8 (Training: teacher forcing & the loss), one marker per task.
+"""Public tests of homework 8 (Training: teacher forcing & the loss), one marker per task.
 
-Run by the grader (``minitf grade hw08 FILE``) or by hand::
+Run by the grader: ``minitf grade hw08 FILE`` (or ``pytest --pyargs minitf.homework.hw08.tests
+--submission FILE -m hw08_task3``; without ``--submission`` they refuse to run).  The
+file's name keeps pytest from collecting it in an ordinary run.
 
-    pytest --pyargs minitf.homework.hw08_tests [--submission FILE] [-m hw08_task3]
-
-Without ``--submission`` they check the reference solution.  The file's name keeps
-pytest from collecting it in an ordinary run.
+These tests run in the grader's process.  Every call to the student's code goes to the
+student's own process (the ``submission`` fixture's functions are proxies), and only its
+result comes back, as data.  Where a task plugs into minitf, the whole run that uses the
+student's function happens in the student's process (:mod:`.runs`) and is compared with
+the same run of minitf's own.  Task 8.6's tests need the answer key: they are hidden
+tests, kept with the instructor material.
 
 Every test calls the student's function before anything else (a blank template scores
 0), compares with minitf's own implementation under a stated tolerance, and, where it
-recognises a classic mistake, names it.  Where a task plugs into minitf, a test also
-trains or decodes with a tiny model (a few tenths of a second each).
+recognises a classic mistake, names it.
 """
 from __future__ import annotations
 
 import contextlib
-import inspect
 import math
 
 import numpy as np
 import pytest
 
-import minitf.models.encoder_decoder as encoder_decoder_module
 from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention_backward, split_heads
 from minitf.data import IGNORE_INDEX, Batch
 from minitf.data import shift_right as minitf_shift_right
 from minitf.gradcheck import numerical_gradient
 from minitf.homework.asserts import as_array, as_float, close, expect_close, expect_equal_ids, fail
+from minitf.homework.hw08 import runs
+from minitf.homework.wire import Student
 from minitf.loss import cross_entropy as minitf_cross_entropy
 from minitf.masks import key_padding_mask
 from minitf.models import EncoderDecoder
-from minitf.optim import SGD, Adam
+from minitf.optim import Adam
 from minitf.tasks import get_task
 from minitf.decoding import greedy_search
 from minitf.training import default_model_config, evaluate, sequence_metrics, train_step
@@ -42,7 +45,6 @@ task2 = pytest.mark.hw08_task2
 task3 = pytest.mark.hw08_task3
 task4 = pytest.mark.hw08_task4
 task5 = pytest.mark.hw08_task5
-task6 = pytest.mark.hw08_task6
 
 START, PAD, EOS = 1, 0, 2  # the ids of <bos>, <pad> and <eos> in minitf's CharTokenizer
 
@@ -70,31 +72,17 @@ def tiny_model(task, *, d_model=32, n_encoder_layers=1, n_decoder_layers=1, seed
 TRAIN_STEPS, TRAIN_LR, TRAIN_BATCH = 30, 0.1, 32  # plain SGD with momentum: a gradient's scale shows
 
 
-def train_losses(*, shift=None, loss_fn=None, steps: int = TRAIN_STEPS, seed: int = 0) -> list[float]:
-    """Train a tiny encoder-decoder on ``copy`` for ``steps`` SGD steps; return the loss curve.
-
-    ``shift(labels, start_id, pad_id)`` builds the decoder inputs and ``loss_fn(logits, labels)``
-    is the loss; both default to minitf's own.  (The causal mask is swapped in with
-    :func:`model_uses_mask`.)  Same seeds, same batches: two correct implementations give the
-    same curve up to float32 rounding.
-    """
-    shift = shift or minitf_shift_right
-    loss_fn = loss_fn or minitf_cross_entropy
+def training_run(seed: int = 0) -> tuple:
+    """``(args, kwargs)`` of :func:`runs.train_losses` for a tiny encoder-decoder on ``copy``:
+    ``TRAIN_STEPS`` fixed batches, SGD with momentum.  Same seeds, same batches: two correct
+    implementations give the same loss curve up to float32 rounding."""
     task = tiny_task()
-    model = tiny_model(task)
-    opt = SGD(model.parameters(), lr=TRAIN_LR, momentum=0.9)
     rng = np.random.default_rng(seed)
-    losses = []
-    for _ in range(steps):
+    batches = []
+    for _ in range(TRAIN_STEPS):
         batch = task.batch(task.sample(TRAIN_BATCH, rng))
-        decoder_input_ids = shift(batch.labels.copy(), START, PAD)  # (B, T)
-        logits, cache = model.forward(batch.input_ids, decoder_input_ids)  # (B, T, V)
-        loss, dlogits = loss_fn(logits, batch.labels.copy())
-        losses.append(float(loss))
-        model.zero_grad()
-        model.backward(np.asarray(dlogits, dtype=logits.dtype), cache)
-        opt.step(model.gradients())
-    return losses
+        batches.append((batch.input_ids, batch.labels))
+    return (tiny_model(task).config.to_dict(), batches), dict(start_id=START, pad_id=PAD, lr=TRAIN_LR, momentum=0.9)
 
 
 _REFERENCE_CURVE: list[float] = []
@@ -103,8 +91,19 @@ _REFERENCE_CURVE: list[float] = []
 def reference_losses() -> list[float]:
     """The loss curve with minitf's own shift_right, causal_mask and cross_entropy (computed once)."""
     if not _REFERENCE_CURVE:
-        _REFERENCE_CURVE.extend(train_losses())
+        args, kwargs = training_run()
+        _REFERENCE_CURVE.extend(runs.train_losses(*args, **kwargs))
     return _REFERENCE_CURVE
+
+
+def student_losses(submission, **plugged) -> list[float]:
+    """The same run in the student's process, with the student's functions ``plugged`` in
+    (``shift=Student("shift_right")``)."""
+    args, kwargs = training_run()
+    losses = submission.run("train_losses", *args, **kwargs, **plugged)
+    if not isinstance(losses, list) or len(losses) != TRAIN_STEPS:
+        fail(f"the training run with your code did not return {TRAIN_STEPS} losses")
+    return [as_float(f"the loss at step {i}", x) for i, x in enumerate(losses)]
 
 
 def expect_same_curve(what: str, received: list[float], expected: list[float], rtol: float = 1e-3) -> None:
@@ -116,22 +115,6 @@ def expect_same_curve(what: str, received: list[float], expected: list[float], r
                  f"final loss {received[-1]:.4g} vs {expected[-1]:.4g}")
     if not received[-1] < 0.8 * received[0]:
         fail(f"training with {what}: the loss did not fall ({received[0]:.4g} -> {received[-1]:.4g})")
-
-
-@contextlib.contextmanager
-def model_uses_mask(mask_fn):
-    """Make every EncoderDecoder build its decoder self-attention mask with ``mask_fn(T, dtype)``."""
-    original = encoder_decoder_module.causal_mask
-
-    def adapter(T, S=None, offset=0, dtype=np.float32):
-        assert S is None and offset == 0, "the teacher-forced decoder asks for a square mask"
-        return mask_fn(T, dtype=dtype)
-
-    encoder_decoder_module.causal_mask = adapter
-    try:
-        yield
-    finally:
-        encoder_decoder_module.causal_mask = original
 
 
 def random_labels(rng, B: int, T: int, V: int = 10, min_len: int = 1, low: int = 3) -> np.ndarray:
@@ -218,7 +201,7 @@ def test_training_with_your_shift_right(submission):
     mistake = diagnose_shift(batch.labels, out, START, PAD)
     if mistake:
         fail(mistake)
-    losses = train_losses(shift=shift_right)
+    losses = student_losses(submission, shift=Student("shift_right"))
     reference = reference_losses()
     if losses[-1] < 0.5 * reference[-1]:
         fail(f"with your shift_right the training loss collapses to {losses[-1]:.4g} (minitf's run: "
@@ -278,16 +261,20 @@ def test_causal_mask_blocks_the_future_in_the_model(submission):
     rng = np.random.default_rng(3)
     batch = task.batch(task.sample(4, rng))
     B, T = batch.labels.shape
-    with model_uses_mask(causal_mask):
-        logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
+    changed = []
+    for t in range(T - 1):
+        inputs = batch.decoder_input_ids.copy()
+        inputs[:, t + 1:] = rng.integers(3, task.tokenizer.vocab_size, size=(B, T - t - 1))  # the future
+        changed.append(inputs)
+    # the forward passes with the student's mask run in the student's process
+    out = submission.run("forward_logits", model, batch.input_ids, [batch.decoder_input_ids] + changed,
+                         Student("causal_mask"))
+    logits = as_array("logits with your mask", out[0], shape=(B, T, None), kind="f")
     expected, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # minitf's mask
     expect_close("logits with your mask", logits, expected, rtol=1e-9, atol=1e-9,
                  hint="the model's output with your causal_mask should equal its output with minitf's")
-    for t in range(T - 1):
-        changed = batch.decoder_input_ids.copy()
-        changed[:, t + 1:] = rng.integers(3, task.tokenizer.vocab_size, size=(B, T - t - 1))  # the future
-        with model_uses_mask(causal_mask):
-            logits2, _ = model.forward(batch.input_ids, changed)
+    for t, logits2 in enumerate(out[1:]):
+        logits2 = as_array("logits with your mask", logits2, shape=logits.shape, kind="f")
         diff = float(np.abs(logits2[:, :t + 1] - logits[:, :t + 1]).max())
         if diff > 1e-9:
             fail(f"with your mask, changing the decoder inputs after position {t} changed the logits at position "
@@ -298,8 +285,7 @@ def test_causal_mask_blocks_the_future_in_the_model(submission):
 def test_training_with_your_causal_mask(submission):
     causal_mask = submission.function("causal_mask")
     check_causal_mask(causal_mask(4, dtype=np.float32), 4, np.float32)
-    with model_uses_mask(causal_mask):
-        losses = train_losses()
+    losses = student_losses(submission, mask_fn=Student("causal_mask"))
     expect_same_curve("your causal_mask", losses, reference_losses())
 
 
@@ -472,7 +458,8 @@ def test_training_with_your_loss(submission):
     mistake = diagnose_loss(loss, logits, labels) or diagnose_grad(dlogits, logits, labels)
     if mistake:
         fail(mistake)
-    expect_same_curve("your masked_cross_entropy", train_losses(loss_fn=masked_cross_entropy), reference_losses())
+    expect_same_curve("your masked_cross_entropy", student_losses(submission, loss_fn=Student("masked_cross_entropy")),
+                      reference_losses())
 
 
 # =====================================================================================
@@ -685,11 +672,7 @@ def reverse_model():
 LABEL_LIKE = {"labels", "label", "targets", "target", "tgt", "tgt_ids", "y", "decoder_input_ids", "batch"}
 
 
-def call_decode(fn, model, src_ids, max_len):
-    src_before = src_ids.copy()
-    out = fn(model, src_ids, START, EOS, max_len)
-    if not np.array_equal(src_ids, src_before):
-        fail("free_running_decode changed src_ids in place")
+def check_generated(out, src_ids, max_len):
     out = as_array("generated", out, kind="i")
     if out.ndim != 2 or out.shape[0] != src_ids.shape[0]:
         fail(f"generated: expected shape (B, T') with B = {src_ids.shape[0]}, received {out.shape}")
@@ -698,6 +681,14 @@ def call_decode(fn, model, src_ids, max_len):
             fail("the output begins with the start token: return the generated tokens only, prefix[:, 1:]")
         fail(f"generated: expected at most max_len = {max_len} tokens per row, received {out.shape[1]}")
     return out
+
+
+def call_decode(fn, model, src_ids, max_len):
+    src_before = src_ids.copy()
+    out = fn(model, src_ids, START, EOS, max_len)
+    if not np.array_equal(src_ids, src_before):
+        fail("free_running_decode changed src_ids in place")
+    return check_generated(out, src_ids, max_len)
 
 
 @task5
@@ -721,45 +712,26 @@ def test_free_running_decode_matches_greedy_decoding(submission, reverse_model):
                               "<eos> again after a row has finished")
 
 
-@contextlib.contextmanager
-def spying_on_decoder(model):
-    """Record every decoder input the model is given, with the logits it returned."""
-    calls = []
-    cls = type(model)
-
-    def decode(decoder_input_ids, H_enc, src_mask):
-        logits, cache = cls.decode(model, decoder_input_ids, H_enc, src_mask)
-        calls.append((np.array(decoder_input_ids, copy=True), logits.copy()))
-        return logits, cache
-
-    def forward(src_ids, decoder_input_ids):
-        logits, cache = cls.forward(model, src_ids, decoder_input_ids)
-        calls.append((np.array(decoder_input_ids, copy=True), logits.copy()))
-        return logits, cache
-
-    model.decode, model.forward = decode, forward
-    try:
-        yield calls
-    finally:
-        del model.decode, model.forward
-
-
 @task5
 def test_free_running_decode_feeds_its_own_outputs(submission, reverse_model):
-    free_running_decode = submission.function("free_running_decode")
+    submission.function("free_running_decode")
     model, batch = reverse_model["model"], reverse_model["batch"]
     src = batch.input_ids[:16].copy()
-    with spying_on_decoder(model) as calls:
-        call_decode(free_running_decode, model, src, batch.labels.shape[1])
-    params = set(inspect.signature(free_running_decode).parameters)
+    max_len = batch.labels.shape[1]
+    # the student's decoder runs in the student's process, which records what it feeds the model
+    out = submission.run("decode_and_record", model, src, START, EOS, max_len, Student("free_running_decode"))
+    generated, inputs = out
+    check_generated(generated, src, max_len)
+    params = set(submission.parameters("free_running_decode"))
     if params & LABEL_LIKE:
         fail(f"free_running_decode takes {sorted(params & LABEL_LIKE)}: generation has no target to read; "
              f"keep the signature (model, src_ids, start_id, eos_id, max_len)")
-    for prefix, logits in calls:
-        if prefix.ndim != 2 or prefix.shape[0] != src.shape[0]:
+    for prefix in inputs:
+        if not isinstance(prefix, np.ndarray) or prefix.ndim != 2 or prefix.shape[0] != src.shape[0]:
             continue
         if not (prefix[:, 0] == START).all():
             fail(f"the decoder's first input must be the start token {START}; it was fed {prefix[:, 0].tolist()}")
+        logits, _ = model.forward(src, prefix)  # (B, t, V) computed here, from what was fed
         own = logits.argmax(axis=-1)  # (B, t) the model's prediction after each position
         for j in range(1, prefix.shape[1]):
             finished = (prefix[:, 1:j] == EOS).any(axis=1)
@@ -796,63 +768,3 @@ def test_exposure_bias_measures_both_sides(submission, reverse_model):
     expect_close("free_running_accuracy", fr, want_fr, **tol,
                  hint="generated token t against label t (max_len = T), over real label positions")
     expect_close("gap", gap, tf - fr, **tol, hint="gap = teacher-forced minus free-running")
-
-
-# =====================================================================================
-# Task 8.6 -- concept check
-# =====================================================================================
-KEY = {
-    "8.6.1": ("b", {
-        "a": "feeding y_t at position t hands the decoder the very token it must predict: label leakage (the loss "
-             "collapses, generation fails)",
-        "c": "feeding the model's own prediction is generation (free-running), not teacher forcing",
-        "d": "the decoder reads the target prefix, shifted right by one, as well as the encoder output",
-    }),
-    "8.6.2": ("c", {
-        "a": "there is no teacher at generation time: the reference translation does not exist yet",
-        "b": "only position 0 is fed the start token; after it the model feeds its own outputs",
-        "d": "mixing in ground truth is scheduled sampling, a training-time technique; at generation there is no "
-             "ground truth to mix in",
-    }),
-    "8.6.3": ("a", {
-        "b": "teacher forcing changes the decoder's inputs, not the loss: it is the same cross-entropy",
-        "c": "there is no extra penalty: the loss is the same cross-entropy over the target tokens",
-        "d": "only the inputs change; the loss is the same cross-entropy",
-    }),
-    "8.6.4": ("d", {
-        "a": "teacher forcing is not a regulariser: it makes training parallel and stable, and does nothing "
-             "against overfitting",
-        "b": "feeding the true prefix does not prevent memorisation; teacher forcing is not a regulariser",
-        "c": "label smoothing is a regulariser of its own; teacher forcing is not one, with or without it",
-    }),
-    "8.6.5": ("c", {
-        "a": "teacher-forced accuracy scores each token given the TRUE prefix; generation feeds the model's own "
-             "prefix, and errors compound (exposure bias)",
-        "b": "greedy decoding conditions on its own earlier choices, which may be wrong; teacher-forced accuracy "
-             "is an upper-bound-like number, not a guarantee",
-        "d": "the two are related (a perfect teacher-forced model generates perfectly), but teacher-forced "
-             "numbers overstate generation quality; measure a free-running run too",
-    }),
-    "8.6.6": ("b", {
-        "a": "dividing by the padded size B*T counts padding as if it were data: the mean is over real tokens",
-        "c": "padding positions carry no loss and must not enter the mean",
-        "d": "the mean is per token, over the real target tokens, not per sequence",
-    }),
-}
-
-
-@task6
-@pytest.mark.parametrize("question", sorted(KEY))
-def test_concept_check(submission, question):
-    answers = submission.value("ANSWERS")
-    if not isinstance(answers, dict):
-        fail(f"ANSWERS: expected a dict like {{'8.6.1': 'b', ...}}, received {type(answers).__name__}")
-    given = answers.get(question)
-    if given is None:
-        fail(f"question {question} is not answered yet: set ANSWERS[{question!r}] to one letter, 'a' to 'd'")
-    letter = str(given).strip().strip("()").strip().lower()
-    right, why = KEY[question]
-    if letter not in ("a", "b", "c", "d"):
-        fail(f"question {question}: expected one letter 'a' to 'd', received {given!r}")
-    if letter != right:
-        fail(f"question {question}: ({letter}) is not right: {why.get(letter, 'see Lesson 8')}")

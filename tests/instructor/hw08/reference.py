@@ -1,8 +1,9 @@
 """Homework 8 -- Training: teacher forcing & the loss.  Reference solution.
 
-Each function follows the template's contract; the comments give the derivation.  The
-tests in ``hw08_tests.py`` check this file when the grader runs without a submission
-(``minitf grade hw08 --reference``).
+Instructor material: not part of the installed package, never handed to students.  Each
+function follows the template's contract; the comments give the derivation.  CI grades this
+file and expects full marks (``minitf grade hw08 --reference --instructor tests/instructor``).
+The answers to the concept check must agree with ``key.json``.
 
 Shapes: B batch, S source length, T target length, D d_model, H heads, Dh = D / H,
 V vocabulary, L_dec decoder blocks.
@@ -189,59 +190,6 @@ def exposure_bias(model, batch, start_id, eos_id):
 # =====================================================================================
 # Task 8.6 -- concept check
 # =====================================================================================
-QUESTIONS = {
-    "8.6.1": (
-        "A target is y_0 y_1 ... y_{m-1}. During training with teacher forcing, what is the "
-        "decoder fed at position t?",
-        {"a": "y_t, the token it has to predict at position t",
-         "b": "y_{t-1}, the previous ground-truth token (the start token at t = 0)",
-         "c": "the model's own previous prediction, y-hat_{t-1}",
-         "d": "nothing: the decoder reads only the encoder output"},
-    ),
-    "8.6.2": (
-        "The trained model translates a sentence it has never seen. What does the decoder "
-        "read at step t?",
-        {"a": "the reference translation's token y_{t-1}, exactly as in training",
-         "b": "the start token at every step",
-         "c": "its own previous output y-hat_{t-1}: at generation there is no reference to feed",
-         "d": "a mix: the reference token with probability 1/2, its own output otherwise"},
-    ),
-    "8.6.3": (
-        "What does teacher forcing change?",
-        {"a": "what the decoder is fed during training; the loss is the same cross-entropy "
-              "-(1/n) sum_t log p-hat_t[y_t] over the target tokens",
-         "b": "the loss: it replaces cross-entropy by a distance to the teacher's outputs",
-         "c": "the loss: it adds a penalty for disagreeing with the ground-truth prefix",
-         "d": "both the inputs and the loss"},
-    ),
-    "8.6.4": (
-        "Is teacher forcing a regulariser?",
-        {"a": "yes: like dropout, it reduces overfitting",
-         "b": "yes: feeding the true prefix keeps the model from memorising the training set",
-         "c": "yes, but only with label smoothing",
-         "d": "no: it feeds the true prefix so that all positions train in one parallel, "
-              "stable pass; it does nothing against overfitting"},
-    ),
-    "8.6.5": (
-        "A model reaches 98% teacher-forced token accuracy on the validation set. What does "
-        "that say about its generations?",
-        {"a": "about 98% of generated tokens will be right",
-         "b": "at least 98% will be right, since greedy decoding picks the likeliest token",
-         "c": "not enough: it scores each token given the true prefix, while generation feeds "
-              "the model's own, possibly wrong, prefix (exposure bias); evaluate with a "
-              "free-running run as well",
-         "d": "nothing at all: teacher-forced numbers are unrelated to generation"},
-    ),
-    "8.6.6": (
-        "A batch has B = 2 targets padded to T = 8: 5 + 3 = 8 real tokens and 8 padding "
-        "positions. The real tokens' losses sum to 12.0. What is the batch's mean loss?",
-        {"a": "12.0 / 16 = 0.75: divide by the padded size B * T",
-         "b": "12.0 / 8 = 1.5: divide by the number of real tokens",
-         "c": "the mean over all 16 positions, padding included",
-         "d": "12.0 / 2 = 6.0: divide by the batch size"},
-    ),
-}
-
 ANSWERS = {
     "8.6.1": "b",  # y_{t-1}; feeding y_t is label leakage
     "8.6.2": "c",  # there is no teacher at generation time

@@ -9,18 +9,19 @@ Check your work as often as you like:
 
     minitf grade hw08 hw08_teacher_forcing.py                  # every task: a score table
     minitf grade hw08 hw08_teacher_forcing.py --task 3         # task 8.3 only
-    pytest --pyargs minitf.homework.hw08_tests --submission hw08_teacher_forcing.py -m hw08_task3
 
 Where a task plugs into minitf, its tests also put your function inside a real model:
 they train a tiny model with your shift_right, mask or loss in place and compare with a
-run of minitf's own, and they decode with your decoder.
+run of minitf's own, and they decode with your decoder.  Your code runs in a process of
+its own, with a time and memory limit; only the data it returns is checked.  Task 8.6 is
+scored by the course's autograder (its answer key is not handed out).
 
 Rules
 -----
 * Use NumPy, and minitf for everything the task does not ask you to write.  Each task
   names the minitf functions it replaces: a task whose code calls (or imports) one of them
   gets no credit, and the grader says so.
-* Do not import ``minitf.homework`` (the grader and its reference solution).
+* Do not import ``minitf.homework`` (the grader).
 * Float comparisons in the tests use stated tolerances; float64 inputs must give float64
   outputs, float32 inputs float32 outputs.
 
@@ -272,64 +273,4 @@ def exposure_bias(model, batch, start_id, eos_id):
 # Task 8.6 -- concept check
 # =====================================================================================
 # Answer each question with one letter, "a" to "d", in ANSWERS below.
-QUESTIONS = {
-    "8.6.1": (
-        "A target is y_0 y_1 ... y_{m-1}. During training with teacher forcing, what is the "
-        "decoder fed at position t?",
-        {"a": "y_t, the token it has to predict at position t",
-         "b": "y_{t-1}, the previous ground-truth token (the start token at t = 0)",
-         "c": "the model's own previous prediction, y-hat_{t-1}",
-         "d": "nothing: the decoder reads only the encoder output"},
-    ),
-    "8.6.2": (
-        "The trained model translates a sentence it has never seen. What does the decoder "
-        "read at step t?",
-        {"a": "the reference translation's token y_{t-1}, exactly as in training",
-         "b": "the start token at every step",
-         "c": "its own previous output y-hat_{t-1}: at generation there is no reference to feed",
-         "d": "a mix: the reference token with probability 1/2, its own output otherwise"},
-    ),
-    "8.6.3": (
-        "What does teacher forcing change?",
-        {"a": "what the decoder is fed during training; the loss is the same cross-entropy "
-              "-(1/n) sum_t log p-hat_t[y_t] over the target tokens",
-         "b": "the loss: it replaces cross-entropy by a distance to the teacher's outputs",
-         "c": "the loss: it adds a penalty for disagreeing with the ground-truth prefix",
-         "d": "both the inputs and the loss"},
-    ),
-    "8.6.4": (
-        "Is teacher forcing a regulariser?",
-        {"a": "yes: like dropout, it reduces overfitting",
-         "b": "yes: feeding the true prefix keeps the model from memorising the training set",
-         "c": "yes, but only with label smoothing",
-         "d": "no: it feeds the true prefix so that all positions train in one parallel, "
-              "stable pass; it does nothing against overfitting"},
-    ),
-    "8.6.5": (
-        "A model reaches 98% teacher-forced token accuracy on the validation set. What does "
-        "that say about its generations?",
-        {"a": "about 98% of generated tokens will be right",
-         "b": "at least 98% will be right, since greedy decoding picks the likeliest token",
-         "c": "not enough: it scores each token given the true prefix, while generation feeds "
-              "the model's own, possibly wrong, prefix (exposure bias); evaluate with a "
-              "free-running run as well",
-         "d": "nothing at all: teacher-forced numbers are unrelated to generation"},
-    ),
-    "8.6.6": (
-        "A batch has B = 2 targets padded to T = 8: 5 + 3 = 8 real tokens and 8 padding "
-        "positions. The real tokens' losses sum to 12.0. What is the batch's mean loss?",
-        {"a": "12.0 / 16 = 0.75: divide by the padded size B * T",
-         "b": "12.0 / 8 = 1.5: divide by the number of real tokens",
-         "c": "the mean over all 16 positions, padding included",
-         "d": "12.0 / 2 = 6.0: divide by the batch size"},
-    ),
-}
-
-ANSWERS = {
-    "8.6.1": None,
-    "8.6.2": None,
-    "8.6.3": None,
-    "8.6.4": None,
-    "8.6.5": None,
-    "8.6.6": None,
-}
+# {questions}

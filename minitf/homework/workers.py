@@ -1,0 +1,249 @@
+"""The grader's side of a student's process: start it, call into it with a time limit,
+read back data, stop it.  See :mod:`minitf.homework.sandbox` for the other side.
+
+A :class:`Worker` serves one task of one submission.  Calls go through
+:class:`StudentFunction` proxies, so a test reads as if it called the student's function
+directly (``out = shift_right(labels, 1, 0)``), while the call runs in the student's
+process.  What the call did to its array and module arguments in place comes back too and
+is copied into the grader's own objects, so a test can still check that a function left
+its inputs alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .wire import MAX_FRAME, MODULES, NAMED_TUPLES, Student, WireError, pack, unpack, write_frame
+
+MEMORY_BYTES = 4 << 30  # the student's process: 4 GiB of address space
+STARTUP_TIMEOUT = 30.0  # seconds to start and import the submission
+CALL_TIMEOUT = 60.0  # seconds for one call
+TASK_TIMEOUT = 120.0  # seconds of calls for one task in all
+
+
+class SubmissionError(Exception):
+    """The submission cannot be checked: it failed to import, lacks a name, or its process died."""
+
+
+class ForbiddenCall(Exception):
+    """The submission used minitf's own implementation of what the task asks it to write."""
+
+
+class TimeLimitExceeded(BaseException):
+    """A call into the submission ran past its time limit."""
+
+
+class StudentRaised(Exception):
+    """The student's code raised an exception; ``str()`` is its description (type, message, line)."""
+
+    def __init__(self, kind: str, message: str, described: str):
+        super().__init__(described)
+        self.kind, self.message = kind, message
+
+
+def _env() -> dict:
+    keep = ("PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "SYSTEMROOT")
+    env = {k: os.environ[k] for k in keep if k in os.environ}
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0", PYTHONNOUSERSITE="1", PYTHONIOENCODING="utf-8",
+               MPLBACKEND="Agg", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
+
+
+class Worker:
+    """One student process for one task of one submission (started on first use, restarted
+    after a crash or a time-out)."""
+
+    def __init__(self, homework, task, submission: Path, *, startup_timeout: float = STARTUP_TIMEOUT,
+                 call_timeout: float = CALL_TIMEOUT, task_timeout: float = TASK_TIMEOUT):
+        self.homework, self.task, self.submission = homework, task, Path(submission)
+        self.startup_timeout, self.call_timeout, self.task_timeout = startup_timeout, call_timeout, task_timeout
+        self.proc: subprocess.Popen | None = None
+        self.dir: Path | None = None
+        self.import_error: str | None = None
+        self.busy_seconds = 0.0
+        self._names: dict | None = None
+
+    # -- the process ------------------------------------------------------------------------------
+    def _start(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix=f"minitf-{self.homework.name}-task{self.task.number}-"))
+        student_file = self.dir / self.homework.filename
+        shutil.copyfile(self.submission, student_file)
+        r_child, self._w = os.pipe()
+        self._r, w_child = os.pipe()
+        config = {"homework": self.homework.name, "task": self.task.number, "submission": str(student_file),
+                  "workdir": str(self.dir), "fd_in": r_child, "fd_out": w_child, "memory_bytes": MEMORY_BYTES,
+                  "cpu_seconds": int(self.task_timeout + self.startup_timeout + 30)}
+        self.proc = subprocess.Popen([sys.executable, "-m", "minitf.homework.sandbox", json.dumps(config)],
+                                     cwd=self.dir, env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, pass_fds=(r_child, w_child), start_new_session=True)
+        os.close(r_child)
+        os.close(w_child)
+        try:
+            ready = self._receive(self.startup_timeout, starting=True)
+        except TimeLimitExceeded:
+            self.stop()
+            self.import_error = (f"importing your file did not finish within {self.startup_timeout:g} s: is there "
+                                 f"an endless loop (or a long computation) at module level?")
+            return
+        except SubmissionError as e:
+            self.import_error = str(e)
+            return
+        if not ready.get("ready"):
+            self.import_error = ready.get("error") or "importing your file failed"
+            self.stop()
+
+    def stop(self) -> None:
+        """Kill the process and everything in its session; remove its directory."""
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+            for fd in (self._r, self._w):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self.proc = None
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = None
+
+    def _ensure(self) -> None:
+        if self.import_error is not None:
+            raise SubmissionError(f"your file could not be imported, so nothing in it can be checked: "
+                                  f"{self.import_error}")
+        if self.proc is None:
+            self._start()
+            if self.import_error is not None:
+                self._ensure()
+
+    # -- one exchange ---------------------------------------------------------------------------------
+    def _read(self, n: int, deadline: float) -> bytes | None:
+        chunks, got = [], 0
+        while got < n:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._r], [], [], left)[0]:
+                raise TimeLimitExceeded()
+            chunk = os.read(self._r, min(n - got, 1 << 20))
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def _receive(self, timeout: float, starting: bool = False) -> dict:
+        deadline = time.monotonic() + timeout
+        head = self._read(8, deadline)
+        payload = None
+        if head is not None:
+            (n,) = struct.unpack("<Q", head)
+            if n > MAX_FRAME:
+                self.stop()
+                raise SubmissionError(f"your process sent a message of {n} bytes (at most {MAX_FRAME})")
+            payload = self._read(n, deadline)
+        if payload is None:  # the process is gone
+            code = self.proc.wait()
+            self.stop()
+            what = "importing your file" if starting else "your code"
+            raise SubmissionError(f"{what} ended the Python process (exit code {code})"
+                                  + (": out of memory?" if code in (-9, 137) else ""))
+        try:
+            return unpack(payload)
+        except WireError as e:
+            self.stop()
+            raise SubmissionError(f"your process sent something that is not a message: {e}") from None
+
+    def request(self, op: str, name: str | None = None, args=(), kwargs=None) -> dict:
+        """Send one request and return the reply (a dict), or raise what went wrong."""
+        self._ensure()
+        if self.busy_seconds >= self.task_timeout:
+            raise TimeLimitExceeded(f"timed out: the task's calls into your code took more than "
+                                    f"{self.task_timeout:g} s in all")
+        write_frame(self._w, pack({"op": op, "name": name, "args": tuple(args), "kwargs": dict(kwargs or {})}))
+        limit = min(self.call_timeout, self.task_timeout - self.busy_seconds)
+        t0 = time.monotonic()
+        try:
+            reply = self._receive(limit)
+        except TimeLimitExceeded:
+            self.stop()
+            self.busy_seconds += limit
+            which = (f"the call did not finish within its time limit of {self.call_timeout:g} s"
+                     if limit == self.call_timeout else
+                     f"the task's calls into your code took more than {self.task_timeout:g} s in all")
+            raise TimeLimitExceeded(f"timed out: {which}: is there an endless loop (e.g. a decoding loop that never "
+                                    f"stops)?") from None
+        finally:
+            self.busy_seconds += time.monotonic() - t0
+        if reply.get("forbidden"):
+            used = ", ".join(reply["forbidden"])
+            raise ForbiddenCall(f"Task {self.homework.label(self.task)} gets no credit: your code called minitf's "
+                                f"own {used}. This task asks you to write that yourself.")
+        if "raised" in reply:
+            r = reply["raised"]
+            if r["type"] == "NotImplementedError":
+                raise NotImplementedError(r["message"])
+            raise StudentRaised(r["type"], r["message"], "your code raised " + r["described"])
+        return reply
+
+    def names(self) -> dict:
+        """What the submission defines: ``{name: {"callable", "type", "parameters"}}``."""
+        if self._names is None:
+            self._names = self.request("names")["ok"]
+        return self._names
+
+
+# ---- proxies -----------------------------------------------------------------------------------------
+def _mirror(mine, theirs) -> None:
+    """Copy what a call did to its arguments (``theirs``, as they came back) into the
+    grader's own objects (``mine``), in place."""
+    if isinstance(mine, np.ndarray) and isinstance(theirs, np.ndarray):
+        if mine.shape == theirs.shape and not np.array_equal(mine, theirs, equal_nan=mine.dtype.kind in "fc"):
+            np.copyto(mine, theirs, casting="unsafe")
+    elif any(type(mine) is cls for cls, _, _ in MODULES.values()) and type(theirs) is type(mine):
+        for a, b in ((mine.parameters(), theirs.parameters()), (mine.gradients(), theirs.gradients())):
+            for k in a:
+                if k in b:
+                    _mirror(a[k], b[k])
+    elif isinstance(mine, tuple) and type(mine).__name__ in NAMED_TUPLES and type(theirs) is type(mine):
+        for x, y in zip(mine, theirs):
+            _mirror(x, y)
+    elif type(mine) in (list, tuple) and type(theirs) in (list, tuple) and len(mine) == len(theirs):
+        for x, y in zip(mine, theirs):
+            _mirror(x, y)
+    elif type(mine) is dict and type(theirs) is dict:
+        for k in mine:
+            if k in theirs:
+                _mirror(mine[k], theirs[k])
+
+
+class StudentFunction:
+    """The student's function ``name``, called in the student's process."""
+
+    def __init__(self, worker: Worker, name: str, parameters: list):
+        self.worker, self.__name__, self.parameters = worker, name, parameters
+
+    def __call__(self, *args, **kwargs):
+        reply = self.worker.request("call", self.__name__, args, kwargs)
+        _mirror(list(args), list(reply["args"]))
+        _mirror(kwargs, reply["kwargs"])
+        return reply["ok"]
+
+    def __repr__(self) -> str:
+        return f"<student function {self.__name__}>"
+
+
+__all__ = ["Worker", "StudentFunction", "Student", "SubmissionError", "ForbiddenCall", "TimeLimitExceeded",
+           "StudentRaised"]

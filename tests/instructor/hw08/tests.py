@@ -1,0 +1,42 @@
+"""Hidden tests of homework 8: the concept check (task 8.6), which needs the answer key.
+
+Instructor material, run by the grader in its own process next to the public tests
+(``minitf grade hw08 FILE --instructor tests/instructor``).  The key (``key.json`` beside
+this file) never reaches the student's process.  A wrong answer is told where to look in
+Lesson 8; the reasoning behind the right answer is shown once the answer is right, or for
+every answer once ``settings.explain_wrong_answers`` is set (after the deadline).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minitf.homework import get_homework
+from minitf.homework.asserts import fail
+
+HOMEWORK = "hw08"
+KEY = json.loads((Path(__file__).resolve().parent / "key.json").read_text(encoding="utf-8"))
+QUESTIONS = get_homework(HOMEWORK).questions
+
+
+@pytest.mark.hw08_task6
+@pytest.mark.parametrize("question", sorted(KEY["answers"]))
+def test_concept_check(submission, question, record_property):
+    answers = submission.value("ANSWERS")
+    if not isinstance(answers, dict):
+        fail(f"ANSWERS: expected a dict like {{'8.6.1': 'b', ...}}, received {type(answers).__name__}")
+    given = answers.get(question)
+    if given is None:
+        fail(f"question {question} is not answered yet: set ANSWERS[{question!r}] to one letter, 'a' to 'd'")
+    letter = str(given).strip().strip("()").strip().lower()
+    entry = KEY["answers"][question]
+    if letter not in QUESTIONS[question]["options"]:
+        fail(f"question {question}: expected one letter 'a' to 'd', received {given!r}")
+    if letter != entry["answer"]:
+        if KEY["settings"]["explain_wrong_answers"]:
+            fail(f"question {question}: ({letter}) is not right: {entry['why_not'].get(letter, '')}. "
+                 f"{entry['explanation']}")
+        fail(f"question {question}: ({letter}) is not right yet; re-read {QUESTIONS[question]['section']}")
+    record_property("note", f"{question} ({letter}) is right: {entry['explanation']}")
