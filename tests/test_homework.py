@@ -117,7 +117,7 @@ def _top_level_names(text: str) -> set[str]:
 
 def test_homeworks_are_registered_by_entry_point():
     assert list(homeworks()) == ["hw08"]
-    assert HW08.template_path.is_file() and HW08.tests_path.is_file()
+    assert HW08.template_path.is_file() and len(HW08.test_files) == 5
     with pytest.raises(ValueError, match="hw08"):
         get_homework("hw01")
 
@@ -144,7 +144,7 @@ def test_template_stubs_raise_not_implemented_naming_their_task():
 def test_questions_are_written_once_and_the_key_is_kept_apart():
     questions = HW08.questions
     # the questions: in questions.py only (the template gets them when it is handed out)
-    for path in (HW08.template_path, HW08.tests_path, REFERENCE, INSTRUCTOR / "hw08" / "tests.py"):
+    for path in (HW08.template_path, *HW08.test_files, REFERENCE, INSTRUCTOR / "hw08" / "tests.py"):
         text = path.read_text(encoding="utf-8")
         assert "during training with teacher forcing" not in text.lower(), path
     assert questions["8.6.1"]["question"] in HW08.render_template().replace("\n#        ", " ").replace("# 8.6.1  ", "")
@@ -161,7 +161,7 @@ def test_questions_are_written_once_and_the_key_is_kept_apart():
 
 
 def test_homework_files_are_not_collected_by_default():
-    for path in [HW08.tests_path, INSTRUCTOR / "hw08" / "tests.py", *SUBMISSIONS.rglob("*.py")]:
+    for path in [*HW08.directory.rglob("*.py"), INSTRUCTOR / "hw08" / "tests.py", *SUBMISSIONS.rglob("*.py")]:
         assert not path.name.startswith("test_") and not path.stem.endswith("_test"), path
 
 
@@ -512,13 +512,14 @@ def _pytest(*args, cwd=REPO):
 
 
 def test_homework_tests_refuse_to_run_without_a_submission():
-    proc = _pytest("--pyargs", "minitf.homework.hw08.tests", "-m", "hw08_task1")
+    proc = _pytest("--pyargs", "minitf.homework.hw08.tests.task1")
     assert proc.returncode != 0
     assert "give it with --submission PATH" in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
 
 
 def test_pytest_marker_selects_one_task():
-    proc = _pytest("--pyargs", "minitf.homework.hw08.tests", "--submission", str(REFERENCE), "-m", "hw08_task2")
+    proc = _pytest("--pyargs", "minitf.homework.hw08.tests.task1", "minitf.homework.hw08.tests.task2",
+                   "--submission", str(REFERENCE), "-m", "hw08_task2")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "3 passed" in proc.stdout and "deselected" in proc.stdout
 
@@ -540,7 +541,7 @@ def test_autograder_bundle_grades_a_submission_as_gradescope_runs_it(tmp_path, c
     assert cli_main(["homework", "autograder", "hw08", "--instructor", str(INSTRUCTOR), "--out", str(bundle)]) == 0
     for name in ("setup.sh", "run_autograder", "autograder.zip", "instructor/hw08/reference.py",
                  "instructor/hw08/key.json", "instructor/hw08/tests.py", "minitf/setup.cfg",
-                 "minitf/minitf/homework/hw08/tests.py"):
+                 "minitf/minitf/homework/hw08/tests/task1.py"):
         assert (bundle / name).is_file(), name
     assert os.access(bundle / "run_autograder", os.X_OK)
     full = _gradescope(tmp_path / "ref", bundle, REFERENCE)
@@ -557,7 +558,7 @@ def test_the_installed_package_holds_no_solution_and_no_key(tmp_path):
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     files = [p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()]
-    assert "minitf/homework/hw08/template.py" in files and "minitf/homework/hw08/tests.py" in files
+    assert "minitf/homework/hw08/template.py" in files and "minitf/homework/hw08/tests/task1.py" in files
     leaks = [f for f in files if "reference" in Path(f).name or f.endswith("key.json") or "instructor" in f]
     assert not leaks, leaks
     answers = [KEY["answers"][q]["explanation"] for q in KEY["answers"]]

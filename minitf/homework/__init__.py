@@ -76,9 +76,10 @@ class Homework:
         return self.directory / "template.py"
 
     @property
-    def tests_path(self) -> Path:
-        """The public tests; named so that pytest never collects them by accident."""
-        return self.directory / "tests.py"
+    def test_files(self) -> list[Path]:
+        """The public tests, one module per task (``tests/task*.py``: named so that pytest never
+        collects them by accident)."""
+        return sorted((self.directory / "tests").glob("task*.py"))
 
     @property
     def runs_module(self) -> str:

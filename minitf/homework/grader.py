@@ -289,7 +289,7 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
             workdir = Path(tmp)
             (workdir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
             report, log = workdir / "report.json", workdir / "pytest.log"
-            files = [str(hw.tests_path)] + ([str(hidden)] if hidden is not None else [])
+            files = [str(f) for f in hw.test_files] + ([str(hidden)] if hidden is not None else [])
             cmd = [sys.executable, "-m", "pytest", *files, "-c", str(workdir / "pytest.ini"), "--rootdir",
                    str(workdir), "-p", "minitf.homework.plugin", "-p", "no:cacheprovider", "-q",
                    "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(path),

@@ -6,7 +6,7 @@ file                what it is
 ``template.py``     what a student fills in (``minitf homework new hw08 DEST`` writes it,
                     with the questions of :mod:`.questions`)
 ``questions.py``    the concept check's questions and options (the key is not here)
-``tests.py``        the public tests, one marker per task; they run in the grader's
+``tests/``          the public tests, a module per task; they run in the grader's
                     process and call the student's code in the student's own process
 ``runs.py``         what runs in the student's process when a test plugs student code into
                     minitf (training a tiny model with the student's loss, say)
