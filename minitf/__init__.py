@@ -1,8 +1,29 @@
 """minitf: encoder-decoder transformers in NumPy, every backward pass written by hand.
 
 The most used names are importable from here; everything else lives in one module per
-idea (see the README's layout).  Importing minitf loads NumPy only: no matplotlib,
-no torch, no global settings.
+idea.  Importing minitf loads NumPy only: no matplotlib, no torch, no global settings.
+
+Where things live
+-----------------
+* **Model code**, read line by line, forward next to backward: ``layers/`` ->
+  ``attention.py``, ``masks.py`` -> ``blocks.py`` -> ``models/``; ``loss.py``,
+  ``optim.py``, ``schedules.py``, ``training.py``; ``decoding/`` (caches, logit filters,
+  greedy, sampling, beam search); ``data.py``, ``tasks.py``; ``config.py``, ``module.py``,
+  ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``.
+* **Course code**, which measures and draws: ``course/`` (one module per lesson: its runs
+  and measurements) and ``figures/`` (the figure key, one drawing module per lesson).
+  :mod:`minitf.course` maps every lesson to its experiments, figures, notebook and homework.
+* **Tooling** around the course: ``homework/`` (one folder per assignment, the grader and
+  its sandbox), ``bench/`` (benchmarks and process settings), ``cli.py`` and ``commands/``.
+
+Imports point down that list: model code never imports course code or tooling.
+
+Dimension letters, in every shape comment and docstring
+-------------------------------------------------------
+B batch, S source length, T target length (in attention: query length T, key length S),
+D d_model, H heads, Dh = D / H head width, F d_ff feed-forward width, V vocabulary,
+L layers.  Decoding adds G rows per example (beams or samples), N = B * G rows and T_max
+the cache's capacity (:mod:`minitf.decoding`).
 """
 from .config import ModelConfig
 from .data import IGNORE_INDEX, Batch, CharTokenizer, make_batch, shift_right

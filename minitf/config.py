@@ -13,8 +13,7 @@ from .module import DTYPES
 @dataclass
 class ModelConfig:
     """Every choice that shapes a model.  Defaults are the benchmark's reference size.
-
-    Dimension letters: D = d_model, H = n_heads, Dh = D / H, F = d_ff, V = vocabulary.
+    (The letters in the comments are the course's dimension letters, see :mod:`minitf`.)
     """
 
     src_vocab_size: int = 64  # V of the source side

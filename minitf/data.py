@@ -12,8 +12,6 @@ Teacher forcing in one picture (Lesson 8, section 2).  For a target ``y = "cab"`
 exactly as Hugging Face's ``shift_tokens_right`` builds it.  In a padded batch the label
 padding is ``IGNORE_INDEX`` (-100): those positions get no loss and no gradient, and the
 mean loss divides by :attr:`Batch.n_tokens`, the number of *real* target tokens.
-
-Shapes: B batch, S source length, T target length.
 """
 from __future__ import annotations
 
