@@ -20,9 +20,8 @@ first gradient on the first step.  ``t`` counts updates from 1.
         opt.lr = schedule(step)
         opt.step(model.gradients())
 
-Each update is vectorised per tensor and written with in-place NumPy operations into
-a scratch buffer shared by all tensors, so a step allocates no parameter-sized
-temporaries.  The equation each group of lines computes is written above it.
+Each update is vectorised per tensor; the equation each group of lines computes is
+written above it.
 """
 from __future__ import annotations
 
@@ -115,15 +114,6 @@ class Optimizer:
         self.state: dict[str, dict[str, np.ndarray]] = {
             b: {n: np.zeros_like(p) for n, p in self.params.items()} for b in self._buffer_names
         }
-        # Scratch space: per dtype, two flat buffers as long as the largest parameter.
-        # _scratch(p, k) is a view of shape p.shape, reused by every tensor in turn.
-        self._work: dict[np.dtype, np.ndarray] = {}
-        for p in self.params.values():
-            size = max(p.size, self._work[p.dtype].shape[1] if p.dtype in self._work else 0)
-            self._work[p.dtype] = np.empty((2, size), dtype=p.dtype)
-
-    def _scratch(self, p: np.ndarray, k: int = 0) -> np.ndarray:
-        return self._work[p.dtype][k, :p.size].reshape(p.shape)
 
     # -- the update ----------------------------------------------------------------------
     def step(self, grads: Mapping[str, np.ndarray]) -> None:
@@ -241,39 +231,21 @@ class SGD(Optimizer):
     def _update(self, name, p, g, t):
         mu, tau, wd = self.momentum, self.dampening, self.weight_decay
         if wd != 0:
-            # g <- g + λ θ           (into scratch: the caller's grads stay untouched)
-            d_p = self._scratch(p, 0)
-            np.multiply(p, wd, out=d_p)
-            d_p += g
-        else:
-            d_p = g
+            # g <- g + λ θ           (a new array: the caller's grads stay untouched)
+            g = g + wd * p
         if mu != 0:
             b = self.state["momentum_buffer"][name]
             if t == 1:
                 # b_1 <- g_1
-                b[...] = d_p
+                b[...] = g
             else:
                 # b_t <- μ b_{t-1} + (1 - τ) g_t
                 b *= mu
-                if tau == 0:
-                    b += d_p
-                else:
-                    tmp = self._scratch(p, 1)
-                    np.multiply(d_p, 1.0 - tau, out=tmp)
-                    b += tmp
-            if self.nesterov:
-                # g <- g + μ b
-                tmp = self._scratch(p, 1)
-                np.multiply(b, mu, out=tmp)
-                tmp += d_p
-                d_p = tmp
-            else:
-                # g <- b
-                d_p = b
+                b += (1.0 - tau) * g
+            # g <- g + μ b (Nesterov)   or   g <- b
+            g = g + mu * b if self.nesterov else b
         # θ <- θ - γ g
-        step = self._scratch(p, 1)
-        np.multiply(d_p, self.lr, out=step)
-        p -= step
+        p -= self.lr * g
 
     def _hyper(self):
         return (f"lr={self.lr!r}, momentum={self.momentum!r}, weight_decay={self.weight_decay!r}, "
@@ -328,33 +300,19 @@ class Adam(Optimizer):
                 # AdamW: θ <- θ (1 - γ λ)       (decay the weights, not the gradient)
                 p *= 1.0 - lr * wd
             else:
-                # Adam: g <- g + λ θ            (into scratch: the caller's grads stay untouched)
-                g_wd = self._scratch(p, 0)
-                np.multiply(p, wd, out=g_wd)
-                g_wd += g
-                g = g_wd
-        tmp = self._scratch(p, 1)
+                # Adam: g <- g + λ θ            (a new array: the caller's grads stay untouched)
+                g = g + wd * p
         # m <- β1 m + (1 - β1) g,   computed as m + (1 - β1)(g - m) like torch's lerp
-        np.subtract(g, m, out=tmp)
-        tmp *= 1.0 - b1
-        m += tmp
+        m += (1.0 - b1) * (g - m)
         # v <- β2 v + (1 - β2) g²
         v *= b2
-        np.multiply(g, g, out=tmp)
-        tmp *= 1.0 - b2
-        v += tmp
+        v += (1.0 - b2) * g**2
         # denom = sqrt(v) / sqrt(1 - β2^t) + ε          (= sqrt(v̂) + ε)
         bias_correction1 = 1.0 - b1 ** t
         bias_correction2 = 1.0 - b2 ** t
-        denom = tmp
-        np.sqrt(v, out=denom)
-        denom /= math.sqrt(bias_correction2)
-        denom += eps
+        denom = np.sqrt(v) / math.sqrt(bias_correction2) + eps
         # θ <- θ - (γ / (1 - β1^t)) m / denom            (= γ m̂ / (sqrt(v̂) + ε))
-        update = denom
-        np.divide(m, denom, out=update)
-        update *= lr / bias_correction1
-        p -= update
+        p -= (lr / bias_correction1) * (m / denom)
 
     def _hyper(self):
         return f"lr={self.lr!r}, betas={self.betas!r}, eps={self.eps!r}, weight_decay={self.weight_decay!r}"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from minitf.bench import format_train_report, reference_batch, run_train_bench
-from minitf.bench_decode import format_decode_report, run_decode_bench
+from minitf.bench.decode import format_decode_report, run_decode_bench
+from minitf.bench.training import format_train_report, reference_batch, run_train_bench
 from minitf.cli import main
 
 

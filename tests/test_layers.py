@@ -16,7 +16,7 @@ from minitf.layers import (ACTIVATIONS, Dropout, Embedding, FeedForward, LayerNo
                            PositionalEncoding, gelu_backward, gelu_forward, gelu_tanh_backward,
                            gelu_tanh_forward, get_activation, log_softmax, log_softmax_backward,
                            relu_backward, relu_forward, sinusoidal_table, softmax, softmax_backward)
-from minitf.layers.reductions import mean_last, sum_last, sum_rows
+from minitf.layers.reductions import mean, scatter_add_rows, sum_last, sum_rows
 from minitf.module import Module
 
 B, T, D, F, V = 2, 4, 8, 12, 10
@@ -121,26 +121,43 @@ def test_layernorm_rejects_wrong_last_dim():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(7,), (3, 128), (2, 5, 96), (2, 3, 4, 33)])
 def test_reductions_equal_numpy_sums(rng, dtype, shape):
-    """sum_last, mean_last and sum_rows are BLAS products with constant vectors; they must
+    """sum_last, mean and sum_rows are BLAS products with constant vectors; they must
     compute NumPy's sums and means (to rounding), whatever the leading axes and n."""
     x = rng.standard_normal(shape).astype(dtype)
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
     for got, want in [(sum_last(x), x.sum(axis=-1, keepdims=True)),
-                      (mean_last(x), x.mean(axis=-1, keepdims=True)),
+                      (mean(x), x.mean(axis=-1, keepdims=True)),
                       (sum_rows(x.reshape(-1, shape[-1])), x.reshape(-1, shape[-1]).sum(axis=0))]:
         assert got.dtype == dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, **tol)
 
 
-def test_mean_last_of_integers_is_their_float_mean():
+def test_mean_of_integers_is_their_float_mean():
     x = np.array([[1, 2, 3, 4], [5, 5, 5, 6]])
-    np.testing.assert_array_equal(mean_last(x), [[2.5], [5.25]])
+    np.testing.assert_array_equal(mean(x), [[2.5], [5.25]])
 
 
-def test_mean_last_is_exact_for_a_power_of_two(rng):
+def test_mean_is_exact_for_a_power_of_two(rng):
     """With n = 2^k, multiplying by 1/n is exact, so x @ (1/n) is the sum divided by n to the bit."""
     x = rng.standard_normal((4, 6, 128))
-    np.testing.assert_array_equal(mean_last(x), sum_last(x) / 128)
+    np.testing.assert_array_equal(mean(x), sum_last(x) / 128)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ids_shape", [(0,), (6,), (3, 40)])
+def test_scatter_add_rows_equals_np_add_at(rng, dtype, ids_shape):
+    """scatter_add_rows sorts and sums runs; it must add what np.add.at adds (to rounding), with
+    repeated ids adding up, into what the array already held, and leave unread rows alone."""
+    A = rng.standard_normal((V, D)).astype(dtype)
+    ids = rng.integers(0, V // 2, size=ids_shape)  # ids < V/2 only: the upper rows are never read
+    rows = rng.standard_normal((*ids_shape, D)).astype(dtype)
+    want = A.copy()
+    np.add.at(want, ids, rows)
+    got = A.copy()
+    assert scatter_add_rows(got, ids, rows) is None  # in place
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got, want, **tol)
+    np.testing.assert_array_equal(got[V // 2:], A[V // 2:])
 
 
 # ---- activations -----------------------------------------------------------------------
@@ -262,7 +279,7 @@ def test_dropout_is_identity_in_eval_and_for_p_zero(rng):
 
 @pytest.mark.parametrize("p", [-0.1, 1.0, 1.5])
 def test_dropout_rejects_p_out_of_range(rng, p):
-    with pytest.raises(ValueError, match=rf"^p: expected a value in \[0, 1\), got {p}"):
+    with pytest.raises(ValueError, match=rf"^p: expected a finite number in \[0, 1\), got {p}$"):
         Dropout(p, rng=rng)
 
 
@@ -362,5 +379,5 @@ def test_positional_rejects_sequences_longer_than_max_len(rng):
 
 
 def test_positional_rejects_unknown_kind(rng):
-    with pytest.raises(ValueError, match=r"expected 'sinusoidal' or 'learned', got 'rotary'"):
+    with pytest.raises(ValueError, match=r"^kind: expected one of 'sinusoidal', 'learned', got 'rotary'$"):
         PositionalEncoding(6, D, kind="rotary", rng=rng)

@@ -26,13 +26,13 @@ def run(args) -> int:
         print(f"minitf bench: error: {problem}", file=sys.stderr)
         return 2
     if args.decode:
-        from ..bench_decode import format_decode_report, run_decode_bench
+        from ..bench.decode import format_decode_report, run_decode_bench
 
         r = run_decode_bench(repeats=args.repeats or 5)
         print(json.dumps({"speedup": r["speedup"], "per_token_ms_at": r["per_token_ms_at"]}) if args.json
               else format_decode_report(r))
         return 0
-    from ..bench import format_train_report, run_train_bench
+    from ..bench.training import format_train_report, run_train_bench
 
     r = run_train_bench(repeats=args.repeats or 10, with_torch=not args.no_torch)
     if args.json:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..checks import check_token_ids
 from ..module import Module
+from .reductions import scatter_add_rows
 
 
 class EmbeddingCache(NamedTuple):
@@ -40,18 +41,12 @@ class Embedding(Module):
     def backward(self, dx: np.ndarray, cache: EmbeddingCache) -> None:
         """Add each position's dx into the row it was read from.
 
-        A token that occurs n times gets the sum of its n rows of dx.  (``np.add.at(dW_E,
-        ids, dx)`` says exactly that, but is slow; here the rows are sorted by token id and
-        each run of equal ids is summed at once with ``np.add.reduceat``.)
+        A token that occurs n times gets the sum of its n rows of dx.
         """
         # forward: x = W_E[ids]
-        ids = cache.ids.reshape(-1)  # (N,)
-        dx = dx.reshape(-1, self.d_model)  # (N, D)
+        ids = cache.ids  # (...)
         if self.padding_idx is not None:
             keep = ids != self.padding_idx  # positions holding a real token
-            ids, dx = ids[keep], dx[keep]
-        order = np.argsort(ids, kind="stable")  # (N,) positions grouped by token id
-        sorted_ids = ids[order]
-        starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))  # first position of each distinct id
-        self.grads["W_E"][sorted_ids[starts]] += np.add.reduceat(dx[order], starts, axis=0)  # (n_distinct, D)
+            ids, dx = ids[keep], dx[keep]  # (N,), (N, D)
+        scatter_add_rows(self.grads["W_E"], ids, dx)  # dW_E[ids[n]] += dx[n], repeated ids adding up
         return None  # token ids have no gradient

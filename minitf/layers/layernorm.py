@@ -12,7 +12,7 @@ import numpy as np
 
 from ..checks import check_last_dim
 from ..module import Module
-from .reductions import mean_last, sum_rows
+from .reductions import mean, sum_rows
 
 
 class LayerNormCache(NamedTuple):
@@ -31,9 +31,9 @@ class LayerNorm(Module):
 
     def forward(self, x: np.ndarray):
         check_last_dim("x", x, self.d_model, f"last dim must be d_model={self.d_model}")
-        mu = mean_last(x)  # (..., 1)
+        mu = mean(x)  # (..., 1)
         x_hat = x - mu  # (..., D) centred; scaled in place two lines down
-        var = mean_last(x_hat * x_hat)  # (..., 1) biased, as in the paper and torch
+        var = mean(x_hat * x_hat)  # (..., 1) biased, as in the paper and torch
         rstd = 1.0 / np.sqrt(var + self.eps)  # (..., 1)
         x_hat *= rstd  # (..., D) now (x - mu) / sqrt(var + eps)
         y = x_hat * self.params["gamma"]
@@ -50,7 +50,7 @@ class LayerNorm(Module):
         # forward: x_hat = (x - mu) * rstd, with mu and rstd functions of x.  Collecting the
         # three paths (direct, through mu, through sigma) gives the compact form:
         #   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
-        dx = dx_hat - mean_last(dx_hat)
-        dx -= x_hat * mean_last(dx_hat * x_hat)
+        dx = dx_hat - mean(dx_hat)
+        dx -= x_hat * mean(dx_hat * x_hat)
         dx *= rstd
         return dx

@@ -12,12 +12,12 @@ import time
 
 import numpy as np
 
-from .config import ModelConfig
-from .data import make_batch
-from .loss import cross_entropy
-from .models import EncoderDecoder
-from .optim import AdamW
-from .runtime import busy_machine_note, keep_freed_memory, load_average
+from ..config import ModelConfig
+from ..data import make_batch
+from ..loss import cross_entropy
+from ..models import EncoderDecoder
+from ..optim import AdamW
+from .process import busy_machine_note, keep_freed_memory, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
                  n_encoder_layers=2, n_decoder_layers=2, max_len=64, dtype="float32")
@@ -47,7 +47,7 @@ def numpy_step_fn(model: EncoderDecoder, batch):
 def torch_step_fn(model: EncoderDecoder, batch):
     import torch
 
-    from .torch_bridge import to_torch
+    from ..torch_bridge import to_torch
 
     tm = to_torch(model)
     tm.train()

@@ -19,7 +19,7 @@ after at least 3; the result says how many ran (the batch-8 comparison always ru
 rounds, after the budget's greedy runs).  Cached and uncached
 runs alternate, so a change in machine load during the bench hits both alike.  ``<eos>``
 is disabled (``eos_id=None``) so every run produces exactly T tokens.  The process uses
-the same memory setting as the training benchmark (:func:`minitf.runtime.keep_freed_memory`).
+the same memory setting as the training benchmark (:func:`minitf.bench.process.keep_freed_memory`).
 
 >>> result = run_decode_bench(seed=0)        # doctest: +SKIP
 >>> print(format_decode_report(result))      # doctest: +SKIP
@@ -32,10 +32,10 @@ import time
 
 import numpy as np
 
-from .config import ModelConfig
-from .decoding import decode_step, greedy_search, start_decoding
-from .models.encoder_decoder import EncoderDecoder
-from .runtime import busy_machine_note, keep_freed_memory, load_average
+from ..config import ModelConfig
+from ..decoding import decode_step, greedy_search, start_decoding
+from ..models.encoder_decoder import EncoderDecoder
+from .process import busy_machine_note, keep_freed_memory, load_average
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
 FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
@@ -61,12 +61,6 @@ def _seconds(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
-
-
-def time_greedy(model: EncoderDecoder, src_ids, n_tokens: int, *, use_cache: bool, repeats: int = 5) -> float:
-    """Median seconds per generated token of greedy decoding ``n_tokens`` tokens (warm-up first)."""
-    per_token, _ = compare_greedy(model, src_ids, n_tokens, repeats=repeats, modes=(use_cache,))
-    return per_token[0]
 
 
 def compare_greedy(model: EncoderDecoder, src_ids, n_tokens: int, *, repeats: int = 5,
