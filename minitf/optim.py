@@ -30,28 +30,18 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .checks import key_mismatch
+from .checks import check_choice, check_number, key_mismatch
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "global_grad_norm", "clip_grad_norm"]
 
 
 # -- argument checks ----------------------------------------------------------------------
-def _check_nonneg(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}: expected a finite number >= 0, got {value!r}")
-    return float(value)
-
-
 def _check_betas(betas) -> tuple[float, float]:
     try:
         b1, b2 = betas
     except (TypeError, ValueError):
         raise ValueError(f"betas: expected a pair (beta1, beta2), got {betas!r}") from None
-    for i, b in enumerate((b1, b2), start=1):
-        if isinstance(b, bool) or not isinstance(b, (int, float, np.integer, np.floating)) or not 0.0 <= b < 1.0:
-            raise ValueError(f"betas: expected beta{i} in [0, 1), got {b!r}")
-    return float(b1), float(b2)
+    return check_number("beta1", b1, 0, 1, high_open=True), check_number("beta2", b2, 0, 1, high_open=True)
 
 
 def _check_grads(grads, params: Mapping[str, np.ndarray]) -> None:
@@ -109,7 +99,7 @@ class Optimizer:
             seen[id(p)] = name
         # A new dict holding the same arrays: the set of names is fixed from here on.
         self.params: dict[str, np.ndarray] = dict(params)
-        self.lr = _check_nonneg("lr", lr)
+        self.lr = check_number("lr", lr, 0, None)
         self.step_count = 0  # number of updates done; the next update is t = step_count + 1
         self.state: dict[str, dict[str, np.ndarray]] = {
             b: {n: np.zeros_like(p) for n, p in self.params.items()} for b in self._buffer_names
@@ -122,7 +112,7 @@ class Optimizer:
         ``grads`` is read, never modified.
         """
         _check_grads(grads, self.params)
-        self.lr = _check_nonneg("lr", self.lr)  # may have been set by a schedule
+        self.lr = check_number("lr", self.lr, 0, None)  # may have been set by a schedule
         self.step_count += 1
         for name, p in self.params.items():
             self._update(name, p, grads[name], self.step_count)
@@ -214,13 +204,10 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr: float, momentum: float = 0.0, weight_decay: float = 0.0,
                  nesterov: bool = False, dampening: float = 0.0):
-        self.momentum = _check_nonneg("momentum", momentum)
-        self.weight_decay = _check_nonneg("weight_decay", weight_decay)
-        self.dampening = _check_nonneg("dampening", dampening)
-        if self.dampening > 1:
-            raise ValueError(f"dampening: expected a value in [0, 1], got {dampening!r}")
-        if not isinstance(nesterov, (bool, np.bool_)):
-            raise TypeError(f"nesterov: expected a bool, got {nesterov!r}")
+        self.momentum = check_number("momentum", momentum, 0, None)
+        self.weight_decay = check_number("weight_decay", weight_decay, 0, None)
+        self.dampening = check_number("dampening", dampening, 0, 1)
+        check_choice("nesterov", bool(nesterov) if isinstance(nesterov, np.bool_) else nesterov, (True, False))
         if nesterov and (self.momentum == 0 or self.dampening != 0):
             raise ValueError(f"nesterov: Nesterov momentum needs momentum > 0 and dampening == 0, "
                              f"got momentum={momentum!r}, dampening={dampening!r}")
@@ -287,8 +274,8 @@ class Adam(Optimizer):
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0):
         self.betas = _check_betas(betas)
-        self.eps = _check_nonneg("eps", eps)
-        self.weight_decay = _check_nonneg("weight_decay", weight_decay)
+        self.eps = check_number("eps", eps, 0, None)
+        self.weight_decay = check_number("weight_decay", weight_decay, 0, None)
         super().__init__(params, lr)
 
     def _update(self, name, p, g, t):
@@ -384,9 +371,7 @@ def clip_grad_norm(grads: Mapping[str, np.ndarray], max_norm: float) -> float:
         gradients are left unchanged -- unlike PyTorch, which would fill them with nan;
         the caller should check the returned value and skip the step.
     """
-    if isinstance(max_norm, bool) or not isinstance(max_norm, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(max_norm) or max_norm <= 0:
-        raise ValueError(f"max_norm: expected a finite number > 0, got {max_norm!r}")
+    check_number("max_norm", max_norm, 0, None, low_open=True)
     norm = global_grad_norm(grads)
     if not math.isfinite(norm):
         return norm
