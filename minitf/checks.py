@@ -98,23 +98,24 @@ def _interval(low, high, low_open: bool = False, high_open: bool = False) -> str
     return f"in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
 
 
-def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
+def check_int(name: str, value, low: int | None = None, high: int | None = None, hint: str = "") -> int:
     """``value`` as an ``int`` after checking it is an integer (not a bool) in ``[low, high]``.
 
     ``check_int("n_heads", n, low=1)`` -> "n_heads: expected a positive integer, got 0";
-    ``check_int("k", k, 0, 3)`` -> "k: expected an integer in [0, 3], got 5".
+    ``check_int("k", k, 0, 3)`` -> "k: expected an integer in [0, 3], got 5".  ``hint`` adds a
+    parenthesis after what was expected ("0 = off").
     """
     in_range = (low is None or (_is_int(value) and value >= low)) and (high is None or (_is_int(value) and value <= high))
     if not (_is_int(value) and in_range):
         kind = {(1, None): "a positive integer", (0, None): "a non-negative integer"}.get((low, high))
         if kind is None:
             kind = "an integer" + ("" if low is None and high is None else " " + _interval(low, high))
-        raise ValueError(f"{name}: expected {kind}, got {value!r}")
+        raise ValueError(f"{name}: expected {kind}{f' ({hint})' if hint else ''}, got {value!r}")
     return int(value)
 
 
 def check_number(name: str, value, low: float | None = None, high: float | None = None, *,
-                 low_open: bool = False, high_open: bool = False) -> float:
+                 low_open: bool = False, high_open: bool = False, hint: str = "") -> float:
     """``value`` as a ``float`` after checking it is a finite number (not a bool) between
     ``low`` and ``high`` (inclusive unless ``low_open`` / ``high_open``).
 
@@ -130,7 +131,7 @@ def check_number(name: str, value, low: float | None = None, high: float | None 
         else:
             kind = "a finite number" + ("" if low is None and high is None else
                                         " " + _interval(low, high, low_open, high_open))
-        raise ValueError(f"{name}: expected {kind}, got {value!r}")
+        raise ValueError(f"{name}: expected {kind}{f' ({hint})' if hint else ''}, got {value!r}")
     return float(value)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import check_float, check_probability, check_shape, check_token_ids
+from .checks import check_float, check_number, check_shape, check_token_ids
 from .data import IGNORE_INDEX  # -100, as in PyTorch and Hugging Face
 from .layers.softmax import log_softmax
 
@@ -30,7 +30,7 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray, ignore_index: int = IG
     V = logits.shape[-1]
     check_shape("labels", labels, logits.shape[:-1], f"logits are {logits.shape}: one label per position")
     labels = check_token_ids("labels", labels, V, allow=(ignore_index,))
-    check_probability("label_smoothing", label_smoothing, high_inclusive=True)
+    check_number("label_smoothing", label_smoothing, 0, 1)
     real = labels != ignore_index  # (B, T)  which positions count
     n_real = int(real.sum())
     if n_real == 0:

@@ -535,8 +535,8 @@ def test_other_bad_inputs(rng):
         greedy_search(object(), padded_sources(rng))
     with pytest.raises(ValueError, match="top_p"):
         warp_logits(np.zeros(3), top_p=2.0)
-    with pytest.raises(ValueError, match=r"^rng: expected a np.random.Generator or a non-negative integer seed, "
-                                         r"got -1$"):
+    with pytest.raises(TypeError, match=r"^rng: expected a np.random.Generator or a non-negative integer seed, "
+                                        r"got -1$"):
         sample(model, padded_sources(rng), rng=-1)
 
 
@@ -548,7 +548,7 @@ def test_early_stopping_accepts_numpy_booleans_as_booleans(rng):
         got = beam_search(model, src, num_beams=3, max_new_tokens=8, early_stopping=np.bool_(flag))
         np.testing.assert_array_equal(got.sequences, want.sequences)
         np.testing.assert_array_equal(got.scores, want.scores)
-    with pytest.raises(ValueError, match="early_stopping: expected True, False or 'never', got 1"):
+    with pytest.raises(ValueError, match="early_stopping: expected one of True, False, 'never', got 1"):
         beam_search(model, src, num_beams=3, early_stopping=1)
 
 

@@ -103,5 +103,5 @@ def test_top_k_filter_rejects_a_bad_k(k):
 
 @pytest.mark.parametrize("p", [0.0, -0.5, 1.5, float("nan"), "0.5", True])
 def test_top_p_filter_rejects_a_p_outside_0_1(p):
-    with pytest.raises(ValueError, match=r"^p: expected a value in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"^p: expected a finite number in \(0, 1\] \(1 = no top-p filtering\)"):
         top_p_filter(np.zeros(4), p)

@@ -170,5 +170,5 @@ def test_float_labels_and_integer_logits_are_rejected():
 @pytest.mark.parametrize("eps", [-0.1, 1.5])
 def test_label_smoothing_out_of_range_is_rejected(eps):
     logits, labels = case()
-    with pytest.raises(ValueError, match=r"^label_smoothing: expected a value in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"^label_smoothing: expected a finite number in \[0, 1\]"):
         cross_entropy(logits, labels, label_smoothing=eps)

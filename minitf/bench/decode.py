@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from ..checks import check_int, check_number
 from ..config import ModelConfig
 from ..decoding import decode_step, greedy_search, start_decoding
 from ..models.encoder_decoder import EncoderDecoder
@@ -159,10 +160,8 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         bench's own wall time).
     """
     wall = time.perf_counter()
-    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
-        raise ValueError(f"repeats: expected a positive integer, got {repeats!r}")
-    if not isinstance(max_seconds, (int, float)) or isinstance(max_seconds, bool) or not max_seconds > 0:
-        raise ValueError(f"max_seconds: expected a positive number of seconds, got {max_seconds!r}")
+    check_int("repeats", repeats, low=1)
+    check_number("max_seconds", max_seconds, 0, None, low_open=True)
     config = reference_config(seed=seed)
     Ts = (T, *more_T)
     if max(max(ts) + 1, *Ts) > config.max_len:

@@ -6,24 +6,17 @@ once, on entry.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..checks import check_positive_int
+from ..checks import check_choice, check_instance, check_int, check_number
 from ..models.encoder_decoder import EncoderDecoder
 
 MODEL = "model"  # the default of eos_id: the model's own, model.config.eos_id (None already means "never")
 
 
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool)
-
-
 # ---- the model and its cache ----------------------------------------------------------------
 def _check_model(model) -> None:
-    if not isinstance(model, EncoderDecoder):
-        raise TypeError(f"model: expected a minitf EncoderDecoder, got {type(model).__name__}")
+    check_instance("model", model, EncoderDecoder, "a minitf EncoderDecoder")
 
 
 def _check_cacheable(model) -> None:
@@ -53,18 +46,15 @@ def _check_cache_fits(model, cache) -> None:
 
 # ---- logit processors -----------------------------------------------------------------------
 def _check_top_k(name: str, k) -> None:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-        raise ValueError(f"{name}: expected a non-negative integer (0 = no top-k filtering), got {k!r}")
+    check_int(name, k, low=0, hint="0 = no top-k filtering")
 
 
 def _check_top_p(name: str, p) -> None:
-    if not _is_number(p) or not 0 < p <= 1:
-        raise ValueError(f"{name}: expected a value in (0, 1] (1 = no top-p filtering), got {p!r}")
+    check_number(name, p, 0, 1, low_open=True, hint="1 = no top-p filtering")
 
 
 def _check_sampling_args(temperature, top_k, top_p) -> None:
-    if not _is_number(temperature) or not math.isfinite(temperature) or temperature <= 0:
-        raise ValueError(f"temperature: expected a positive finite number, got {temperature!r}")
+    check_number("temperature", temperature, 0, None, low_open=True)
     _check_top_k("top_k", top_k)
     _check_top_p("top_p", top_p)
 
@@ -75,17 +65,9 @@ def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id
     resolved: ``start_id=None`` is ``model.config.bos_id``, ``eos_id=MODEL`` is ``model.config.eos_id``."""
     _check_model(model)
     c = model.config
-    if max_new_tokens is None:
-        T_max = c.max_len
-    else:
-        T_max = check_positive_int("max_new_tokens", max_new_tokens)
-    if T_max > c.max_len:
-        raise ValueError(f"max_new_tokens: expected at most the model's max_len={c.max_len} "
-                         f"(positions the decoder knows), got {T_max}")
-    if isinstance(no_repeat_ngram_size, bool) or not isinstance(no_repeat_ngram_size, (int, np.integer)) \
-            or no_repeat_ngram_size < 0:
-        raise ValueError(f"no_repeat_ngram_size: expected a non-negative integer (0 = off), "
-                         f"got {no_repeat_ngram_size!r}")
+    T_max = c.max_len if max_new_tokens is None else check_int(
+        "max_new_tokens", max_new_tokens, 1, c.max_len, hint="its upper end is the model's max_len")
+    check_int("no_repeat_ngram_size", no_repeat_ngram_size, low=0, hint="0 = off")
     start_id = c.bos_id if start_id is None else start_id
     eos_id = c.eos_id if isinstance(eos_id, str) and eos_id == MODEL else eos_id
     for name, value, other in (("start_id", start_id, "None (the model's bos_id)"),
@@ -101,19 +83,13 @@ def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id
 
 
 def _check_beam_args(num_beams, num_return_sequences, length_penalty, length_penalty_style, early_stopping):
-    K = check_positive_int("num_beams", num_beams)
-    R = check_positive_int("num_return_sequences", num_return_sequences)
-    if R > K:
-        raise ValueError(f"num_return_sequences: expected at most num_beams={K}, got {R}")
-    if not _is_number(length_penalty) or not math.isfinite(length_penalty):
-        raise ValueError(f"length_penalty: expected a finite number, got {length_penalty!r}")
-    if length_penalty_style not in ("hf", "gnmt"):
-        raise ValueError(f"length_penalty_style: expected 'hf' or 'gnmt', got {length_penalty_style!r}")
-    if isinstance(early_stopping, (bool, np.bool_)):
+    K = check_int("num_beams", num_beams, low=1)
+    R = check_int("num_return_sequences", num_return_sequences, 1, K, hint=f"at most num_beams={K}")
+    check_number("length_penalty", length_penalty)
+    check_choice("length_penalty_style", length_penalty_style, ("hf", "gnmt"))
+    if isinstance(early_stopping, np.bool_):
         early_stopping = bool(early_stopping)  # np.True_ is not True
-    elif not (isinstance(early_stopping, str) and early_stopping == "never"):
-        raise ValueError(f"early_stopping: expected True, False or 'never', got {early_stopping!r}")
-    return K, R, early_stopping
+    return K, R, check_choice("early_stopping", early_stopping, (True, False, "never"))
 
 
 def _check_not_all_banned(scores: np.ndarray, live: np.ndarray, what: str, n: int, t: int) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..attention import merge_heads, scaled_dot_product_attention
 from ..blocks import sublayer_forward
-from ..checks import check_positive_int, check_token_ids
+from ..checks import check_int, check_token_ids
 from ..layers.linear import affine_forward
 from ..masks import causal_mask
 from ..models.common import head_weight, input_forward
@@ -109,10 +109,9 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
     _check_cacheable(model)
     c = model.config
     _check_eval(model)
-    G = check_positive_int("group_size", group_size)
-    T_max = c.max_len if max_len is None else check_positive_int("max_len", max_len)
-    if T_max > c.max_len:
-        raise ValueError(f"max_len: expected at most the model's max_len={c.max_len}, got {T_max}")
+    G = check_int("group_size", group_size, low=1)
+    T_max = c.max_len if max_len is None else check_int("max_len", max_len, 1, c.max_len,
+                                                        hint="its upper end is the model's max_len")
     H_enc = np.asarray(H_enc)
     if H_enc.ndim != 3 or H_enc.shape[2] != c.d_model:
         raise ValueError(f"H_enc: expected shape (B, S, d_model={c.d_model}), got {H_enc.shape}")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..checks import check_int
 from ..data import CharTokenizer
 
 __all__ = ["Hypothesis", "Candidate", "TraceStep", "GenerationOutput", "format_trace"]
@@ -66,8 +67,7 @@ class GenerationOutput:
     def hypotheses(self, example: int) -> list:
         """The R outputs for input ``example``, best first, as :class:`Hypothesis` objects."""
         B, R = self.batch_size, self.num_return
-        if isinstance(example, bool) or not isinstance(example, (int, np.integer)) or not 0 <= example < B:
-            raise ValueError(f"example: expected an index in [0, {B}), got {example!r}")
+        check_int("example", example, 0, B - 1)
         out = []
         for r in range(example * R, example * R + R):
             if not np.isfinite(self.scores[r]):  # a slot no hypothesis filled

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_positive_int
+from ..checks import as_rng, check_int
 from ..layers.softmax import log_softmax, softmax
 from ..models.encoder_decoder import EncoderDecoder
 from ._args import MODEL, _check_common, _check_not_all_banned, _check_sampling_args
@@ -22,16 +22,6 @@ from .processors import banned_ngram_tokens, warp_logits
 __all__ = ["greedy_search", "sample"]
 
 TRACE_CANDIDATES = 5  # greedy / sampling traces list this many of the likeliest tokens per row
-
-
-def _as_rng(rng) -> np.random.Generator:
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
-        if rng < 0:
-            raise ValueError(f"rng: expected a np.random.Generator or a non-negative integer seed, got {rng!r}")
-        return np.random.default_rng(int(rng))
-    raise TypeError(f"rng: expected a np.random.Generator or a non-negative integer seed, got {type(rng).__name__}")
 
 
 def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -190,10 +180,10 @@ def sample(model: EncoderDecoder, src_ids, *, rng, temperature: float = 1.0, top
         1, no filtering), so samples can be compared with each other and with greedy output.
     """
     _check_sampling_args(temperature, top_k, top_p)
-    R = check_positive_int("num_return_sequences", num_return_sequences)
+    R = check_int("num_return_sequences", num_return_sequences, low=1)
     src_ids, T_max, start_id, eos_id = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size,
                                                      start_id, eos_id)
-    rng = _as_rng(rng)
+    rng = as_rng("rng", rng)
 
     def choose(logits):
         warped = warp_logits(logits, temperature, top_k, top_p)  # (N, V), -inf on removed tokens

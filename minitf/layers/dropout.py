@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_probability
+from ..checks import check_number
 from ..module import Module
 
 
@@ -14,7 +14,7 @@ class Dropout(Module):
 
     def __init__(self, p: float, *, rng: np.random.Generator, dtype=np.float32):
         super().__init__(dtype)
-        self.p = check_probability("p", p)
+        self.p = check_number("p", p, 0, 1, high_open=True)
         self.rng = rng
 
     def forward(self, x: np.ndarray):
