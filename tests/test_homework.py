@@ -476,9 +476,9 @@ def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
     (["hw99", "--reference"], "homework: expected one of 'hw08'"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--timeout", "-5"],
-     "--timeout: expected a positive number of seconds"),
+     "--timeout: expected a positive finite number (seconds), got -5.0"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--test-timeout", "0"],
-     "--test-timeout: expected a positive number of seconds, got 0"),
+     "--test-timeout: expected a positive finite number (seconds), got 0.0"),
     (["hw08", "--reference", "--instructor", "NOWHERE"], "--instructor: expected a folder holding hw08/"),
 ])
 def test_cli_grade_usage_errors_exit_2_naming_the_flag(tmp_path, capsys, monkeypatch, argv, message):

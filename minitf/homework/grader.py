@@ -34,6 +34,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..checks import check_number
 from . import INSTRUCTOR_ENV, Homework, Task, get_homework
 from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT
 
@@ -263,8 +264,7 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
     chosen = hw.tasks if tasks is None else tuple(hw.task(int(k)) for k in tasks)
     for name, value in (("task_timeout", task_timeout), ("test_timeout", test_timeout),
                         ("probe_timeout", probe_timeout)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise ValueError(f"{name}: expected a positive number of seconds, got {value!r}")
+        check_number(name, value, 0, None, low_open=True, hint="seconds")
     folder = hw.instructor_dir(instructor)
     if instructor is not None and folder is None:
         raise FileNotFoundError(f"instructor: expected a folder holding {hw.name}/, got {str(instructor)!r}")
