@@ -1,61 +1,17 @@
-"""Tests for Lesson 9's figures (minitf/figures/lesson09.py) and the measurements behind them."""
+"""Tests for minitf.course.lesson09: Lesson 9's run and the measurements behind its notebook
+and figures."""
 from __future__ import annotations
-
-import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from matplotlib.figure import Figure
-from matplotlib.text import Text
 
-from minitf.bench_decode import reference_config
-from minitf.decoding import beam_search, greedy_search, start_decoding
-from minitf.figures import off_key_colors, registry, render
-from minitf.figures import lesson09 as l9
-
-NAMES = ("l09_kv_caches", "l09_beam_tree", "l09_decode_cost")
+from minitf.bench.decode import reference_config
+from minitf.course import lesson09 as l9
+from minitf.decoding import greedy_search, start_decoding
+from minitf.models import EncoderDecoder
 
 
-def texts(fig) -> list[str]:
-    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
-
-
-# ---- registration, rendering, the key, determinism ------------------------------------------------
-def test_lesson9_figures_are_registered_under_lesson_9():
-    assert "minitf.figures.lesson09" in registry.FIGURE_MODULES
-    assert [s.name for s in registry.all_figures(lesson=9)] == list(NAMES)
-    assert 9 in registry.lessons()
-    for name in NAMES:
-        spec = registry.get(name)
-        assert spec.lesson == 9 and spec.where == "lesson 9" and spec.title
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_figure_renders(name, tmp_path):
-    fig = registry.get(name).make(seed=0)
-    assert isinstance(fig, Figure) and fig.axes
-    svg, png = render.render_figure(name, tmp_path, formats=["svg", "png"])
-    assert ET.fromstring(svg.read_bytes()).tag.endswith("svg")
-    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") and png.stat().st_size > 5000
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_figure_uses_only_key_colours(name):
-    bad = off_key_colors(registry.get(name).make(seed=0))
-    assert not bad, "colours outside the figure key: " + "; ".join(f"{what}: {c}" for what, c in bad)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_figure_is_deterministic_for_a_seed(name, tmp_path):
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir()
-    b.mkdir()
-    (first,) = render.render_figure(name, a, formats=["svg"])
-    (second,) = render.render_figure(name, b, formats=["svg"])
-    assert first.read_bytes() == second.read_bytes(), f"{name}.svg differs between two renders"
-
-
-# ---- what the figures are computed from -------------------------------------------------------------
+# ---- the lesson's run ----------------------------------------------------------------------------------
 def test_lesson9_run_is_cached_and_trained():
     run = l9.lesson9_run(0)
     assert l9.lesson9_run(0) is run
@@ -65,6 +21,37 @@ def test_lesson9_run_is_cached_and_trained():
     assert run.history.loss[-1] < run.history.loss[0] / 3, "the lesson's model did not learn"
     with pytest.raises(TypeError, match="seed"):
         l9.lesson9_run("0")
+
+
+def test_lesson9_run_is_one_run_however_the_seed_is_spelt():
+    """The notebook calls lesson9_run(seed=0), the figures lesson9_run(0): one training."""
+    run = l9.lesson9_run(seed=0)
+    assert l9.lesson9_run() is run and l9.lesson9_run(0) is run
+    assert l9.lesson9_showcase() is l9.lesson9_showcase(0, l9.SHOWCASE_BEAMS) is l9.lesson9_showcase(seed=0)
+
+
+def test_eval_pairs_are_held_out_of_training():
+    run = l9.lesson9_run(0)
+    seen = set()
+    batches = run.task.batches(run.train_config.batch_size, np.random.default_rng(run.train_config.seed),
+                               exclude=[s for s, _ in run.eval_pairs])
+    for _ in range(5):
+        b = next(batches)
+        seen |= set(run.task.tokenizer.decode_batch(b.input_ids))
+    assert not seen & {s for s, _ in run.eval_pairs}
+
+
+def test_exact_match_compares_each_output_with_its_target():
+    run = l9.lesson9_run(0)
+    tok = run.task.tokenizer
+    ids = [tok.encode(t, add_eos=True) for _, t in run.eval_pairs]
+    seqs = np.full((len(ids), max(map(len, ids)) + 1), tok.pad_id)  # padded after <eos>, as the decoders do
+    for i, row in enumerate(ids):
+        seqs[i, :len(row)] = row
+    assert l9.exact_match(run, seqs).all()
+    seqs[0, 0] = tok.eos_id  # an output that stops at once
+    right = l9.exact_match(run, seqs)
+    assert not right[0] and right[1:].all()
 
 
 def test_showcase_beam_beats_greedy_and_its_scores_add_up():
@@ -108,48 +95,37 @@ def test_sequence_log_probs_sum_each_targets_token_log_probs():
     assert (got < 0).all()
 
 
-def test_kv_cache_figure_reports_the_real_cache_shapes():
+# ---- section 2: the caches, watched ----------------------------------------------------------------------
+def test_first_right_example_is_the_first_greedy_gets_right():
+    run = l9.lesson9_run(0)
+    i = l9.first_right_example(run)
+    src = run.task.batch(run.eval_pairs).input_ids
+    right = l9.exact_match(run, greedy_search(run.model, src, max_new_tokens=run.max_new_tokens).sequences)
+    assert right[i] and not right[:i].any()
+
+
+def test_kv_cache_snapshots_grow_by_one_row_and_keep_the_cross_keys():
     run = l9.lesson9_run(0)
     c = run.model_config
-    fig = registry.get("l09_kv_caches").make(seed=0)
-    shown = "\n".join(texts(fig))
+    out, fed, capacity, snaps = l9.kv_cache_snapshots(run, 0, steps=(1, 2, 3), last=True)
+    n = len(out.tokens)
+    assert list(snaps) == sorted({1, 2, 3, n}) and capacity == n
+    assert fed[0] == c.bos_id and fed[1:] == list(out.tokens[:-1])
     S = run.task.batch(run.eval_pairs[:1]).input_ids.shape[1]
+    for step, s in snaps.items():
+        assert s.K_self.shape == (step, c.d_head) and s.self_shape == (1, c.n_heads, step, c.d_head)
+        assert s.K_cross.shape == (S, c.d_head) and s.cross_shape == (1, c.n_heads, S, c.d_head)
+        np.testing.assert_array_equal(s.K_cross, snaps[1].K_cross)  # computed once, never touched
+        np.testing.assert_array_equal(s.K_self[:1], snaps[1].K_self)  # a written row never changes
+        assert s.nbytes["cross_attention"] == snaps[1].nbytes["cross_attention"]
+    # the same keys as a fresh cache fed the same tokens at once
     cache = start_decoding(run.model, run.task.batch(run.eval_pairs[:1]).input_ids)
-    assert cache.layers[0].K_cross.shape == (1, c.n_heads, S, c.d_head)
-    assert f"K_cross  {(1, c.n_heads, S, c.d_head)}" in shown
-    for t in (1, 2, 3):  # the self-attention cache: one more row per step
-        assert f"K_self[:, :, :{t}]  {(1, c.n_heads, t, c.d_head)}" in shown
-    # one image per block per snapshot: as many self-attention as cross-attention heat maps
-    images = [im for ax in fig.axes for im in ax.images]
-    names = [im.get_cmap().name for im in images]
-    assert names.count("minitf.decoder") == names.count("minitf.cross_attention") >= 4
-    # a snapshot's self-attention block has as many rows as the cache's length at that step
-    heights = sorted(im.get_array().shape[0] for im in images if im.get_cmap().name == "minitf.decoder")
-    assert heights[:3] == [1, 2, 3]
-    assert all(im.get_array().shape[0] == S for im in images if im.get_cmap().name == "minitf.cross_attention")
+    np.testing.assert_allclose(cache.layers[0].K_cross[0, 0], snaps[1].K_cross, rtol=0, atol=0)
+    _, last_only, _, snaps_last = l9.kv_cache_snapshots(run, 0, steps=(), last=True)
+    assert list(snaps_last) == [n] and last_only == fed
 
 
-def test_beam_tree_draws_every_traced_candidate_with_its_score():
-    sc = l9.lesson9_showcase(0)
-    fig = registry.get("l09_beam_tree").make(seed=0)
-    shown = texts(fig)
-    candidates = [c for s in sc.trace for c in s.candidates]
-    assert len(candidates) == sum(len(s.candidates) for s in sc.trace) > 0
-    statuses = {c.status for c in candidates}
-    assert {"kept", "dropped", "finished"} <= statuses
-    for c in candidates:
-        assert f"{c.score:.2f}" in shown
-    # the beams never exceed K, the candidates per step never exceed 2K
-    assert all(len(s.beams) <= sc.num_beams and len(s.candidates) <= 2 * sc.num_beams for s in sc.trace)
-    # and it agrees with a fresh beam search on the same input
-    run = l9.lesson9_run(0)
-    src = run.task.batch([(sc.source, sc.target)]).input_ids
-    again = beam_search(run.model, src, num_beams=sc.num_beams, max_new_tokens=run.max_new_tokens,
-                        length_penalty=0.0).hypotheses(0)[0]
-    assert again.tokens == sc.beam.tokens
-
-
-# ---- counting multiply-adds ---------------------------------------------------------------------------------
+# ---- section 2: what a step costs ------------------------------------------------------------------------
 def test_decoder_step_macs_follow_the_shapes():
     c = reference_config()
     D, F, V, L, S = c.d_model, c.d_ff, c.tgt_vocab_size, c.n_decoder_layers, 32
@@ -172,18 +148,15 @@ def test_decoder_step_macs_follow_the_shapes():
     assert once["encoder"] == c.n_encoder_layers * (4 * S * D * D + 2 * S * S * D + 2 * S * D * F)
 
 
-def test_decode_cost_figure_labels_the_counted_ratios():
-    c = reference_config()
-    shown = texts(registry.get("l09_decode_cost").make(seed=0))
-    for t in (16, 64, 256):
-        ratio = l9.decoder_step_macs(c, t, 32, False)["total"] / l9.decoder_step_macs(c, t, 32, True)["total"]
-        assert f"{ratio:.0f}\u00d7" in shown
-
-
-def test_latency_figure_draws_measured_values_in_key_colours():
-    fig = l9.latency_figure([16, 32, 64], [0.5, 0.5, 0.6], [1.0, 2.0, 4.1])
-    assert not off_key_colors(fig)
-    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 3]
-    ys = sorted(tuple(np.round(ln.get_ydata(), 3)) for ln in lines)
-    assert ys == [(0.5, 0.5, 0.6), (1.0, 2.0, 4.1)]
-    assert {"2.0\u00d7", "4.0\u00d7", "6.8\u00d7"} <= set(texts(fig))
+def test_step_latency_times_and_counts_each_position():
+    model = EncoderDecoder(reference_config(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1,
+                                            n_decoder_layers=1)).eval()
+    src = np.random.default_rng(0).integers(4, model.config.src_vocab_size, size=(1, 8))
+    lat = l9.step_latency(model, src, (2, 40), repeats=3)
+    np.testing.assert_array_equal(lat.positions, [2, 40])
+    assert lat.repeats == 3 and (lat.cached_seconds > 0).all() and (lat.uncached_seconds > 0).all()
+    for k, t in enumerate((2, 40)):
+        assert lat.cached_macs[k] == l9.decoder_step_macs(model.config, t, 8, True)["total"]
+        assert lat.uncached_macs[k] == l9.decoder_step_macs(model.config, t, 8, False)["total"]
+    with pytest.raises(TypeError, match="model"):
+        l9.step_latency("model", src, (1,))

@@ -1,5 +1,5 @@
-"""Tests for minitf.figures (key, registry, rendering, Lesson 8's figures) and the
-``minitf figures`` command."""
+"""Tests for minitf.figures (key, registry, rendering, every registered figure, Lesson 8's
+Figure 1) and the ``minitf figures`` command."""
 from __future__ import annotations
 
 import os
@@ -17,12 +17,15 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from minitf import cli
 from minitf.commands import figures as figures_command
+from minitf.course import lesson08, lesson09
 from minitf.figures import KEY, NEUTRAL, off_key_colors, registry, render, style
 from minitf.figures.draw import new_figure
 from minitf.figures.key import STYLE_PATH, allowed_colors, hex_to_rgb
 
 ALL_NAMES = registry.names()
 REPO = Path(__file__).resolve().parents[1]
+COURSE_RUNS = {8: (lesson08.lesson8_run, lesson08.leakage_runs), 9: (lesson09.lesson9_run, lesson09.lesson9_showcase)}
+"""Each lesson's cached runs (minitf.course), cleared to train the lesson's model again."""
 
 
 def assert_keeps_to_key(fig) -> None:
@@ -245,6 +248,23 @@ def test_files_are_byte_identical_across_renders(name, tmp_path):
         assert p.read_bytes() == q.read_bytes(), f"{p.name} differs between two renders"
     svg = first[0].read_text()
     assert "<dc:date>" not in svg and "Matplotlib v" not in svg
+
+
+@pytest.mark.parametrize("lesson", sorted(COURSE_RUNS))
+def test_lesson_figures_are_the_same_after_training_again(lesson, tmp_path):
+    """A cached run would hide a seed that does not fix everything: the lesson's model is
+    trained again between the two renders."""
+    names = [s.name for s in registry.all_figures(lesson=lesson)]
+    assert names and lesson in registry.lessons()
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    first = [render.render_figure(name, a, formats=["svg"])[0] for name in names]
+    for run in COURSE_RUNS[lesson]:
+        run.cache_clear()
+    second = [render.render_figure(name, b, formats=["svg"])[0] for name in names]
+    for p, q in zip(first, second):
+        assert p.read_bytes() == q.read_bytes(), f"{p.name} differs after training the lesson's model again"
 
 
 def test_rendering_leaves_no_global_state(tmp_path):

@@ -1,4 +1,4 @@
-"""Figures of Lesson 8, *Training: teacher forcing & the loss*.
+"""Figures of Lesson 8, *Training: teacher forcing & the loss*: drawing only.
 
 Every figure is computed from minitf itself, so the picture shows what the code does,
 not what someone typed:
@@ -6,14 +6,15 @@ not what someone typed:
 * Figure 1 (section 2), ``l08_shift``: the decoder inputs come from
   :func:`minitf.data.shift_right` and the mask from :func:`minitf.masks.causal_mask`;
 * Figure 2 (section 4), ``l08_gradient_journey``, and Figure 3 (section 5),
-  ``l08_exposure_gap``: measured on the lesson's trained model
-  (:func:`minitf.diagnostics.lesson8_run`, trained once per seed and cached, a few
-  seconds the first time).
+  ``l08_exposure_gap``: measured on the lesson's trained model by
+  :mod:`minitf.course.lesson08` (:func:`~minitf.course.lesson08.lesson8_run`, trained once
+  per process and seed and cached, shared with the notebook).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..course.lesson08 import cross_attention_off, gradient_journey as measure_journey, lesson8_batch, lesson8_run
 from ..data import SPECIAL_TOKENS, shift_right
 from ..masks import causal_mask
 from .key import KEY, NEUTRAL
@@ -146,20 +147,19 @@ def gradient_journey(seed: int = 0):
     Left: p_hat - y at the head -> W_U -> decoder blocks (last first) -> each block's
     cross-attention K, V -> H_enc -> encoder blocks -> source embedding, every stop labelled
     with the norm of the gradient measured there (one teacher-forced backward on a fixed
-    batch, :func:`minitf.diagnostics.gradient_journey`).  Right: each decoder block's share
+    batch, :func:`minitf.course.lesson08.gradient_journey`).  Right: each decoder block's share
     of dL/dH_enc, their sum, and what is left of it with cross-attention switched off.
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Circle, Patch
 
-    from ..diagnostics import cross_attention_off, gradient_journey as measure, lesson8_batch, lesson8_run
     from .draw import new_figure
 
     run = lesson8_run(seed)
     batch = lesson8_batch(seed)
-    journey = measure(run.model, batch)
+    journey = measure_journey(run.model, batch)
     with cross_attention_off(run.model):
-        closed = measure(run.model, batch)
+        closed = measure_journey(run.model, batch)
     run.model.zero_grad()
     norms = {st.key: st.norm for st in journey.stages}
     L_dec, L_enc = len(run.model.decoder_layers), len(run.model.encoder_layers)
@@ -282,7 +282,6 @@ def exposure_gap(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
-    from ..diagnostics import lesson8_run
     from .draw import new_figure, token_cell
 
     run = lesson8_run(seed)

@@ -1,244 +1,37 @@
-"""Figures of Lesson 9, *Inference* (sections 1-4), and the small run they share with the notebook.
+"""Figures of Lesson 9, *Inference* (sections 2-4): drawing only.
 
-The lesson's specimen is a small encoder-decoder trained for a few hundred steps on the
-``dates`` task (``2024-03-07 -> 7 march 2024``): long enough to read dates, short enough
-to stay unsure about some month names, which is where greedy decoding and beam search part
-ways.  :func:`lesson9_run` trains it once per seed (cached), so the notebook and the
-figures decode with the same weights; :func:`lesson9_showcase` searches its evaluation set
-for the input on which beam search gains most over greedy decoding.
+What they draw is measured by :mod:`minitf.course.lesson09` on the lesson's model
+(:func:`~minitf.course.lesson09.lesson9_run`, trained once per process and seed and cached,
+shared with the notebook) or counted from a model's shapes.
 
 ===========================  ==================================================================
 figure                       what it is computed from
 ===========================  ==================================================================
 ``l09_kv_caches``            a real :class:`~minitf.decoding.KVCache`, snapshotted after
                              several greedy steps of the lesson's model
-``l09_beam_tree``            ``beam_search(..., trace=True)`` on the showcase input: every
+                             (:func:`~minitf.course.lesson09.kv_cache_snapshots`)
+``l09_beam_tree``            ``beam_search(..., trace=True)`` on the showcase input
+                             (:func:`~minitf.course.lesson09.lesson9_showcase`): every
                              candidate of every step, kept, finished or dropped
-``l09_decode_cost``          multiply-adds counted from the shapes (:func:`decoder_step_macs`)
-                             of the decoding benchmark's reference model: a deterministic
-                             stand-in for measured time (the notebook measures the time)
+``l09_decode_cost``          multiply-adds counted from the shapes
+                             (:func:`~minitf.course.lesson09.decoder_step_macs`) of the
+                             decoding benchmark's reference model: a deterministic stand-in
+                             for measured time (the notebook measures the time and draws it
+                             with :func:`latency_figure`)
 ===========================  ==================================================================
-
-Shapes: B batch, S source length, T target length, D d_model, H heads, Dh = D / H,
-F d_ff, V vocabulary, L layers.
 
 This module imports matplotlib only inside the functions that draw.
 """
 from __future__ import annotations
 
-import functools
-from typing import NamedTuple
-
 import numpy as np
 
-from ..config import ModelConfig
-from ..data import IGNORE_INDEX
-from ..decoding import START_ID, Hypothesis, beam_search, decode_step, greedy_search, start_decoding
-from ..layers.softmax import log_softmax
-from ..models.encoder_decoder import EncoderDecoder
-from ..tasks import Task, get_task
-from ..training import History, TrainConfig, default_model_config, train
+from ..course.lesson09 import (decoder_step_macs, first_right_example, kv_cache_snapshots, lesson9_run,
+                               lesson9_showcase, once_per_example_macs)
 from .key import KEY, NEUTRAL
 from .registry import register
 
-__all__ = [
-    "lesson9_task", "lesson9_model_config", "lesson9_train_config", "Lesson9Run", "lesson9_run",
-    "sequence_log_probs", "token_log_probs", "Showcase", "lesson9_showcase",
-    "decoder_step_macs", "once_per_example_macs", "latency_figure", "SHOWCASE_BEAMS",
-]
-
-SHOWCASE_BEAMS = 2  # beams of the showcase search and of the tree figure (K = 2 keeps the tree legible)
-EVAL_SIZE = 200  # fixed evaluation inputs the lesson decodes
-
-
-# =====================================================================================
-# The lesson's run
-# =====================================================================================
-def lesson9_task() -> Task:
-    """ISO dates written out in words: sources of 10 characters, targets of 11 to 18 tokens
-    (``<eos>`` included), so the decoder itself decides when to stop."""
-    return get_task("dates")
-
-
-def lesson9_model_config(task: Task | None = None, seed: int = 0, **overrides) -> ModelConfig:
-    """A small encoder-decoder for :func:`lesson9_task`: D = 32, H = 2 (Dh = 16), F = 64,
-    one encoder block and one decoder block, shared and tied embeddings.  ``overrides``
-    replace any field.
-
-    float64, as Lesson 8's reference run: in float32 the last-bit differences between BLAS
-    builds and thread counts grow over the training steps into different weights, and so
-    into different outputs and a different showcase; in float64 they stay far below
-    anything printed or drawn.  At this size it costs little time.
-    """
-    task = lesson9_task() if task is None else task
-    base = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1, seed=seed,
-                dtype="float64")
-    base.update(overrides)
-    return default_model_config(task, **base)
-
-
-def lesson9_train_config(seed: int = 0, **overrides) -> TrainConfig:
-    """300 AdamW steps of 32 examples, warm-up then cosine decay from 3e-3; one evaluation
-    (64 examples) at the end.  Brief on purpose: the model should still hesitate."""
-    base = dict(steps=300, batch_size=32, lr=3e-3, warmup=20, eval_every=0, eval_size=64, seed=seed,
-                progress=False)
-    base.update(overrides)
-    return TrainConfig(**base)
-
-
-class Lesson9Run(NamedTuple):
-    """The lesson's trained model and what it is evaluated on (:func:`lesson9_run`)."""
-
-    task: Task
-    model_config: ModelConfig
-    train_config: TrainConfig
-    model: EncoderDecoder  # trained, in eval mode; shared by the notebook and the figures: do not modify
-    history: History
-    eval_pairs: list  # EVAL_SIZE fixed (source, target) text pairs, held out: never trained on
-    max_new_tokens: int  # the decoders' limit: the longest target (with <eos>) plus 2
-
-
-@functools.lru_cache(maxsize=2)
-def lesson9_run(seed: int = 0) -> Lesson9Run:
-    """Train the lesson's model once per seed (a few seconds on two cores); cached."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed: expected an int, got {type(seed).__name__}")
-    task = lesson9_task()
-    model_config = lesson9_model_config(task, seed)
-    train_config = lesson9_train_config(seed)
-    model = EncoderDecoder(model_config)
-    held_out = task.dataset(EVAL_SIZE, seed=seed + 20_000)
-    history = train(model, task, train_config, held_out=[s for s, _ in held_out])
-    model.eval()
-    return Lesson9Run(task, model_config, train_config, model, history, held_out, task.max_target_len + 2)
-
-
-def sequence_log_probs(model: EncoderDecoder, batch) -> np.ndarray:
-    """The model's log-probability of each example's target, ``<eos>`` included.
-
-    One teacher-forced pass over a :class:`~minitf.data.Batch`: logits (B, T, V) ->
-    log-softmax -> the label's entry, summed over the real (not -100) positions -> (B,)
-    float64.  Comparable with the ``log_probs`` a decoder reports for its own output.
-    """
-    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
-    logp = log_softmax(logits.astype(np.float64))  # (B, T, V)
-    real = batch.labels != IGNORE_INDEX  # (B, T)
-    picked = np.take_along_axis(logp, np.where(real, batch.labels, 0)[..., None], axis=-1)[..., 0]  # (B, T)
-    return np.where(real, picked, 0.0).sum(axis=1)  # (B,)
-
-
-def token_log_probs(model: EncoderDecoder, src_ids, tokens, start_id: int = START_ID) -> np.ndarray:
-    """The model's log-probability of each token of ``tokens`` given the ones before it.
-
-    src_ids (1, S), tokens (T,) generated ids (``<eos>`` included) -> (T,) float64; their
-    sum is the sequence's log-probability, the quantity greedy and beam search rank by.
-    One teacher-forced pass over ``<bos> tokens[:-1]``.
-    """
-    tokens = np.asarray(tokens, dtype=np.int64)
-    decoder_input_ids = np.concatenate([[start_id], tokens[:-1]])[None, :]  # (1, T)
-    logits, _ = model.forward(np.asarray(src_ids), decoder_input_ids)  # (1, T, V)
-    logp = log_softmax(logits[0].astype(np.float64))  # (T, V)
-    return logp[np.arange(len(tokens)), tokens]  # (T,)
-
-
-class Showcase(NamedTuple):
-    """One input on which greedy decoding's locally best choices lose to beam search."""
-
-    index: int  # position in run.eval_pairs
-    source: str
-    target: str
-    greedy: Hypothesis  # greedy search's output
-    beam: Hypothesis  # beam search's best (length_penalty 0: ranked by the sum of log-probs)
-    greedy_token_log_probs: np.ndarray  # (len(greedy),) one log-prob per token
-    beam_token_log_probs: np.ndarray  # (len(beam),)
-    trace: list  # beam_search's TraceStep list for this input
-    num_beams: int
-    n_gain: int  # evaluation inputs on which beam search found a different, more probable output
-    n_right_instead: int  # ... and of those, inputs where beam is right and greedy wrong
-
-
-@functools.lru_cache(maxsize=4)
-def lesson9_showcase(seed: int = 0, num_beams: int = SHOWCASE_BEAMS) -> Showcase:
-    """Search the evaluation set for greedy's clearest loss to beam search.
-
-    Greedy and beam search (``num_beams``, ``length_penalty=0``: the most probable sequence
-    wins) decode all of ``run.eval_pairs``.  Among the inputs where beam search's best
-    sequence differs from greedy's output and has a higher sum of log-probs, take those
-    where beam is right and greedy wrong if there are any, then the one with the largest
-    gain.  (Identical outputs can differ in the last float32 digits, as the two searches
-    multiply differently shaped matrices; comparing outputs, not sums, ignores that.)
-    """
-    run = lesson9_run(seed)
-    task, model, T_max = run.task, run.model, run.max_new_tokens
-    tok = task.tokenizer
-    src = task.batch(run.eval_pairs).input_ids  # (B, S)
-    greedy = greedy_search(model, src, max_new_tokens=T_max)
-    beam = beam_search(model, src, num_beams=num_beams, max_new_tokens=T_max, length_penalty=0.0)
-    gain = beam.log_probs - greedy.log_probs  # (B,)
-    targets = [t for _, t in run.eval_pairs]
-    g_text, b_text = tok.decode_batch(greedy.sequences), tok.decode_batch(beam.sequences)
-    g_right = np.array([g == t for g, t in zip(g_text, targets)])
-    b_right = np.array([b == t for b, t in zip(b_text, targets)])
-    better = np.array([g != b for g, b in zip(g_text, b_text)]) & (gain > 0)
-    if not better.any():
-        raise RuntimeError(f"seed {seed}: beam search never beat greedy decoding on the evaluation set")
-    preferred = better & b_right & ~g_right
-    pool = preferred if preferred.any() else better
-    i = int(np.argmax(np.where(pool, gain, -np.inf)))
-    one = src[i:i + 1]  # (1, S)
-    g = greedy_search(model, one, max_new_tokens=T_max).hypotheses(0)[0]
-    out = beam_search(model, one, num_beams=num_beams, max_new_tokens=T_max, length_penalty=0.0, trace=True)
-    b = out.hypotheses(0)[0]
-    return Showcase(i, run.eval_pairs[i][0], run.eval_pairs[i][1], g, b,
-                    token_log_probs(model, one, g.tokens), token_log_probs(model, one, b.tokens),
-                    out.trace, num_beams, int(better.sum()), int(preferred.sum()))
-
-
-# =====================================================================================
-# Counting the cost of a step
-# =====================================================================================
-def decoder_step_macs(config: ModelConfig, t: int, source_length: int, use_cache: bool) -> dict:
-    """Multiply-adds of the matrix products of one decoding step at position ``t``.
-
-    Position t is being fed (t tokens before it), so the prefix is n = t + 1 positions
-    long.  Counted per decoder layer and summed; LayerNorm, softmax and additions are
-    left out (they are O(n D), small next to these).
-
-    * with the cache (``decode_step``): one new position.  Self-attention projects it
-      (4 D^2) and scores it against n cached keys (2 n D); cross-attention projects it
-      (2 D^2) against the S cached keys and values of H_enc (2 S D); feed-forward 2 D F;
-      the head D V.
-    * without (``model.decode`` on the whole prefix): every position again.  Self-attention
-      4 n D^2 + 2 n^2 D (the full n x n score matrix, masked half included); cross-attention
-      recomputes K, V from H_enc (2 S D^2) and attends from n queries (2 n D^2 + 2 n S D);
-      feed-forward 2 n D F; the head n D V.
-
-    Returns ``{"self_attention", "cross_attention", "feed_forward", "head", "total"}``.
-    """
-    D, F, V, L = config.d_model, config.d_ff, config.tgt_vocab_size, config.n_decoder_layers
-    S, n = int(source_length), int(t) + 1
-    if use_cache:
-        self_attn = 4 * D * D + 2 * n * D
-        cross = 2 * D * D + 2 * S * D
-        ff = 2 * D * F
-        head = D * V
-    else:
-        self_attn = 4 * n * D * D + 2 * n * n * D
-        cross = 2 * S * D * D + 2 * n * D * D + 2 * n * S * D
-        ff = 2 * n * D * F
-        head = n * D * V
-    out = {"self_attention": L * self_attn, "cross_attention": L * cross, "feed_forward": L * ff, "head": head}
-    out["total"] = sum(out.values())
-    return out
-
-
-def once_per_example_macs(config: ModelConfig, source_length: int) -> dict:
-    """Multiply-adds paid once per example however long the output: the encoder
-    (L_enc x (4 S D^2 + 2 S^2 D + 2 S D F)) and, with the cache, every decoder layer's
-    cross-attention K, V of H_enc (L_dec x 2 S D^2)."""
-    D, F, S = config.d_model, config.d_ff, int(source_length)
-    return {"encoder": config.n_encoder_layers * (4 * S * D * D + 2 * S * S * D + 2 * S * D * F),
-            "cross_kv": config.n_decoder_layers * 2 * S * D * D}
+__all__ = ["latency_figure", "kv_caches", "beam_tree", "decode_cost"]
 
 
 # =====================================================================================
@@ -263,48 +56,38 @@ def _cost_axes(ax, x, cached, uncached, ylabel: str, marker: bool, log: bool):
     ax.grid(True, which="major", axis="y")
 
 
-def latency_figure(lengths, cached_ms, uncached_ms, title: str | None = None):
-    """Measured per-token latency, cached vs uncached, against the number of generated
-    tokens (the notebook's timing curve), drawn with the figure key under the course style
-    (save it inside ``with style():`` too).  Returns a Figure."""
+def latency_figure(positions, cached_ms, uncached_ms, title: str | None = None):
+    """Measured time of one decoder step at position t, cached vs uncached (the notebook's
+    timing, :func:`minitf.course.lesson09.step_latency`), with the uncached / cached ratio
+    above each position; drawn with the figure key under the course style (save it inside
+    ``with style():`` too).  Returns a Figure."""
     from .key import style
 
     with style():
-        return _latency_figure(np.asarray(lengths), np.asarray(cached_ms), np.asarray(uncached_ms), title)
+        return _latency_figure(np.asarray(positions), np.asarray(cached_ms), np.asarray(uncached_ms), title)
 
 
-def _latency_figure(lengths, cached_ms, uncached_ms, title):
+def _latency_figure(positions, cached_ms, uncached_ms, title):
     from .draw import new_figure
 
     fig = new_figure(6.4, 3.6)
     ax = fig.add_axes((0.12, 0.16, 0.84, 0.72))
-    _cost_axes(ax, lengths, cached_ms, uncached_ms, "ms per generated token (median)", marker=True, log=False)
+    _cost_axes(ax, positions, cached_ms, uncached_ms, "ms per decoder step (median)", marker=True, log=False)
     hi = max(cached_ms.max(), uncached_ms.max())
-    for T, c, u in zip(lengths, cached_ms, uncached_ms):
-        ax.text(T, max(u, c) + 0.04 * hi, f"{u / c:.1f}\u00d7", ha="center", va="bottom", fontsize=8.5)
-    ax.set_xticks(lengths, [str(int(T)) for T in lengths])
-    ax.set_xlim(0, lengths.max() * 1.06)
-    ax.set_xlabel("tokens generated, T")
+    for t, c, u in zip(positions, cached_ms, uncached_ms):
+        ax.text(t, max(u, c) + 0.04 * hi, f"{u / c:.1f}\u00d7", ha="center", va="bottom", fontsize=8.5)
+    ax.set_xticks(positions, [str(int(t)) for t in positions])
+    ax.set_xlim(0, positions.max() * 1.06)
+    ax.set_xlabel("position t (tokens already generated)")
     ax.set_ylim(0, hi * 1.35)
     ax.legend(loc="upper left", fontsize=8.5)
-    ax.set_title(title or "Measured: greedy decoding, per-token latency (ratio above each length)", fontsize=10)
+    ax.set_title(title or "Measured: one decoder step at position t (uncached / cached above each)", fontsize=10)
     return fig
 
 
 # =====================================================================================
 # Figure 1 (section 2): the two caches over decoding steps
 # =====================================================================================
-def _first_right(run) -> int:
-    """The first evaluation input greedy decoding gets right (index into run.eval_pairs)."""
-    tok = run.task.tokenizer
-    src = run.task.batch(run.eval_pairs).input_ids
-    out = greedy_search(run.model, src, max_new_tokens=run.max_new_tokens)
-    for i, (_, t) in enumerate(run.eval_pairs):
-        if tok.decode(out.sequences[i, :out.lengths[i]]) == t:
-            return i
-    return 0
-
-
 @register("l09_kv_caches", lesson=9,
           title="Two KV caches: self-attention grows by one row per step, cross-attention is computed once")
 def kv_caches(seed: int = 0):
@@ -323,24 +106,14 @@ def kv_caches(seed: int = 0):
     run = lesson9_run(seed)
     model, task = run.model, run.task
     tok = task.tokenizer
-    i = _first_right(run)
+    i = first_right_example(run)
     source = run.eval_pairs[i][0]
     src = task.batch([run.eval_pairs[i]]).input_ids  # (1, S)
-    out = greedy_search(model, src, max_new_tokens=run.max_new_tokens).hypotheses(0)[0]
-    fed = [tok.bos_id, *out.tokens[:-1]]  # the decoder inputs, step by step
-    n_steps = len(out.tokens)
-    shown = sorted({1, 2, 3, n_steps})  # steps to snapshot
-    cache = start_decoding(model, src, max_len=n_steps)  # capacity: exactly the steps this output takes
-    T_cap, S = cache.capacity, cache.layers[0].K_cross.shape[2]
-    snaps = {}
-    for step in range(1, n_steps + 1):
-        _, cache = decode_step(model, np.array([[fed[step - 1]]]), cache)  # (1, 1) -> (1, 1, V)
-        if step in shown:
-            kv = cache.layers[0]
-            snaps[step] = (kv.K_self[0, 0, :cache.length].copy(), kv.K_cross[0, 0].copy(),  # (t, Dh), (S, Dh)
-                           kv.K_self[:, :, :cache.length].shape, kv.K_cross.shape, cache.nbytes())
+    out, fed, T_cap, snaps = kv_cache_snapshots(run, i, steps=(1, 2, 3), last=True)
+    shown = sorted(snaps)  # the steps snapshotted
+    S = src.shape[1]
     Dh = model.config.d_head
-    vmax = max(max(np.abs(a).max(), np.abs(b).max()) for a, b, *_ in snaps.values())
+    vmax = max(max(np.abs(s.K_self).max(), np.abs(s.K_cross).max()) for s in snaps.values())
     dec, cross, ink, rule = KEY["decoder"], KEY["cross_attention"], NEUTRAL["ink"], NEUTRAL["rule"]
     src_toks = [tok.id_to_token(j) for j in src[0]]
 
@@ -354,7 +127,7 @@ def kv_caches(seed: int = 0):
     gap = 7.0  # cells between the two blocks (room for the source labels)
     width = 1.0 / n
     for p, step in enumerate(shown):
-        K_self, K_cross, self_shape, cross_shape, nbytes = snaps[step]
+        _, K_self, K_cross, self_shape, cross_shape, nbytes = snaps[step]
         t = K_self.shape[0]
         ax = fig.add_axes((p * width + 0.02, 0.25, width - 0.03, 0.655))
         ax.set_axis_off()
@@ -524,7 +297,7 @@ def beam_tree(seed: int = 0):
 def decode_cost(seed: int = 0):
     """Multiply-adds per generated token, counted from the shapes (:func:`decoder_step_macs`).
 
-    The decoding benchmark's reference model (``minitf.bench_decode.reference_config``:
+    The decoding benchmark's reference model (``minitf.bench.decode.reference_config``:
     D 128, H 4, F 512, 2 + 2 layers, V 64) with a 32-token source.  Left: the cost of the
     step at position t with both caches and without.  Right: what a cached step spends
     its multiply-adds on at t = 16 and t = 256.  Counted rather than timed, so the figure
@@ -533,7 +306,7 @@ def decode_cost(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
-    from ..bench_decode import SOURCE_LENGTH, reference_config
+    from ..bench.decode import SOURCE_LENGTH, reference_config
     from .draw import new_figure
 
     config = reference_config()

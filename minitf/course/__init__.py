@@ -1,0 +1,36 @@
+"""The course's experiments: one module per lesson, holding that lesson's runs and measurements.
+
+A lesson's code lives in four places, each with its own job:
+
+* **model code** -- ``minitf/`` from ``layers/`` up to ``models/``, ``loss.py``, ``training.py``,
+  ``decoding/``: what students read line by line, forward next to backward;
+* **experiments** -- here, ``minitf/course/lessonNN.py``: the lesson's task, model and training
+  set-up, its reference run (trained once per process and seed, cached), and every measurement
+  the notebook prints or a figure draws;
+* **figures** -- ``minitf/figures/lessonNN.py``: drawing only, from what the course module
+  measured (``minitf figures`` renders them all into ``figures/``);
+* **notebook** -- ``lessons/NN-*.ipynb``: narrative, calls into the course module, plots;
+* **homework** -- ``minitf/homework/``: one folder per assignment (``hw08/`` ...).
+
+======  ==========================================  ============================================
+lesson  experiments                                 figures
+======  ==========================================  ============================================
+8       :mod:`~minitf.course.lesson08` (set-up,     :mod:`minitf.figures.lesson08`
+        reference run, sections 1-2), with
+        :mod:`~minitf.course.lesson08_loss`
+        (sections 3-4) and
+        :mod:`~minitf.course.lesson08_gap`
+        (section 5, the learned / config / state
+        table), all re-exported by ``lesson08``
+9       :mod:`~minitf.course.lesson09`              :mod:`minitf.figures.lesson09`
+======  ==========================================  ============================================
+
+:mod:`~minitf.course.common` holds what every lesson needs: building a lesson's model and
+training config, training a fresh model, the once-per-process cache of reference runs, float64
+copies of a model, norms and argument checks.  A notebook imports its lesson's module::
+
+    from minitf.course import lesson08 as l8
+    run = l8.lesson8_run(seed=0)
+
+Course code imports model code, never the reverse.
+"""
