@@ -168,14 +168,6 @@ def as_rng(name: str, rng) -> np.random.Generator:
     raise TypeError(f"{name}: expected a np.random.Generator or a non-negative integer seed, got {rng!r}")
 
 
-def check_positive_int(name: str, value) -> int:
-    return check_int(name, value, low=1)
-
-
-def check_probability(name: str, value, low_inclusive: bool = True, high_inclusive: bool = False) -> float:
-    return check_number(name, value, 0, 1, low_open=not low_inclusive, high_open=not high_inclusive)
-
-
 def key_mismatch(expected, got) -> str:
     """Empty if the two collections of names are equal; otherwise an error-message fragment
     ``"missing [...]; unexpected [...]"`` (sorted, cut short after ten names each)."""

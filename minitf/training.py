@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from .checks import check_choice, check_int, check_number
 from .config import ModelConfig

@@ -14,7 +14,7 @@ import pytest
 from minitf.gradcheck import check_layer, numerical_gradient, rel_error
 from minitf.layers import (ACTIVATIONS, Dropout, Embedding, FeedForward, LayerNorm, Linear,
                            PositionalEncoding, gelu_backward, gelu_forward, gelu_tanh_backward,
-                           gelu_tanh_forward, get_activation, log_softmax, log_softmax_backward,
+                           gelu_tanh_forward, get_activation, log_softmax,
                            relu_backward, relu_forward, sinusoidal_table, softmax, softmax_backward)
 from minitf.layers.reductions import mean, scatter_add_rows, sum_last, sum_rows
 from minitf.module import Module
@@ -207,11 +207,6 @@ def test_gelu_forward_hand_values():
 # ---- softmax and log-softmax ------------------------------------------------------------
 def test_softmax_backward_matches_finite_differences(rng, assert_grads_ok, FunctionLayer):
     layer = FunctionLayer(lambda z: (p := softmax(z), p), softmax_backward)
-    assert_grads_ok(check_layer(layer, [3.0 * rng.standard_normal((B, T, 6))], max_entries=None))
-
-
-def test_log_softmax_backward_matches_finite_differences(rng, assert_grads_ok, FunctionLayer):
-    layer = FunctionLayer(lambda z: (lp := log_softmax(z), lp), log_softmax_backward)
     assert_grads_ok(check_layer(layer, [3.0 * rng.standard_normal((B, T, 6))], max_entries=None))
 
 

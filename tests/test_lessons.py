@@ -1,7 +1,10 @@
 """The lesson notebooks mirror the course: their ``##`` headings are the lesson's
-sections, in order, with the course's exact titles; they are committed without outputs
-(the suite executes them through nbmake); they hold no model code of their own."""
+sections, in order, with the course's exact titles; they are committed without outputs;
+they hold no model code of their own; and each runs top to bottom (executed here with
+nbclient, Jupyter's own notebook runner; skipped, saying why, where the test tools are not
+installed)."""
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -62,3 +65,17 @@ def test_notebooks_import_minitf_and_define_no_model_code(name):
     assert "minitf" in code
     for forbidden in ("def forward", "def backward", "class ", "np.exp(", "@ W"):
         assert forbidden not in code, f"{name} defines model code ({forbidden!r}); it belongs in minitf"
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_notebook_runs_top_to_bottom(name):
+    why = "executing the notebooks needs the test tools: pip install -e '.[test]'"
+    nbformat = pytest.importorskip("nbformat", reason=why)
+    nbclient = pytest.importorskip("nbclient", reason=why)
+    _cells(name)  # skips outside the repository
+    notebook = nbformat.read(LESSONS / name, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(LESSONS)}})
+    t0 = time.perf_counter()
+    client.execute()  # raises CellExecutionError, with the cell and its traceback, if a cell fails
+    print(f"{name}: ran top to bottom in {time.perf_counter() - t0:.1f} s")

@@ -24,11 +24,13 @@ REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d
 
 
 def reference_batch(B: int = 32, S: int = 32, T: int = 32, V: int = 64, seed: int = 0):
-    """Random token ids (no padding) of the reference shapes: ids 4..V-1 (0-3 are specials)."""
+    """Random token ids (no padding) of the reference shapes: ids 4..V-1 (0-3 are the special
+    tokens; pad and start token as ModelConfig's defaults)."""
     rng = np.random.default_rng(seed)
     src = rng.integers(4, V, size=(B, S)).tolist()
     tgt = rng.integers(4, V, size=(B, T)).tolist()
-    return make_batch(src, tgt, pad_id=0, start_id=1)
+    special = ModelConfig()
+    return make_batch(src, tgt, pad_id=special.pad_id, start_id=special.bos_id)
 
 
 def numpy_step_fn(model: EncoderDecoder, batch):

@@ -39,7 +39,7 @@ run per process and seed, however the seed is passed), so the notebook and both 
 share one trained model; treat the cached model as read-only (the context managers of
 ``lesson08_loss`` restore what they change).
 
-Shapes: B batch, S source length, T target length, D d_model, V vocabulary.
+Shapes in the course's letters (:mod:`minitf`).
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from ..checks import check_choice, check_instance, check_positive_int
+from ..checks import check_choice, check_instance, check_int
 from ..config import ModelConfig
 from ..data import IGNORE_INDEX, Batch
 from ..decoding import greedy_search
@@ -108,7 +108,7 @@ def lesson8_batch(seed: int = 0, size: int = 32) -> Batch:
     """A fixed batch of ``size`` examples of :func:`lesson8_task` (the one section 4 and
     Figure 2 measure the gradient on)."""
     task = lesson8_task()
-    return task.batch(task.dataset(check_positive_int("size", size), seed=seed + 30_000))
+    return task.batch(task.dataset(check_int("size", size, low=1), seed=seed + 30_000))
 
 
 # ---- section 1: one parallel pass = T sequential steps -----------------------------------------
@@ -148,7 +148,7 @@ def parallel_vs_sequential(model: EncoderDecoder, batch: Batch, repeats: int = 3
     in eval mode; time each (the best of ``repeats`` runs, ``time.perf_counter``)."""
     check_model(model)
     check_batch(batch)
-    repeats = check_positive_int("repeats", repeats)
+    repeats = check_int("repeats", repeats, low=1)
 
     def best_time(fn):
         times, out = [], None
@@ -222,7 +222,7 @@ def free_running_samples(model: EncoderDecoder, task: Task, n: int = 3, seed: in
     """``[(source, target, output)]`` for ``n`` fixed examples of ``task``: the model's greedy,
     free-running output as text (:func:`minitf.decoding.greedy_search`, eval mode)."""
     check_model(model)
-    pairs = task.dataset(check_positive_int("n", n), seed=seed)
+    pairs = task.dataset(check_int("n", n, low=1), seed=seed)
     batch = task.batch(pairs)
     out = greedy_search(model, batch.input_ids, max_new_tokens=batch.labels.shape[1] + 2)
     return [(src, tgt, text) for (src, tgt), text in zip(pairs, task.tokenizer.decode_batch(out.sequences))]

@@ -18,7 +18,7 @@ each row's ``<eos>``.  A position after the model's ``<eos>`` is "nothing genera
 never matches a target token.  The reference run that calls these over training is
 :func:`minitf.course.lesson08.lesson8_run`, which re-exports every name here.
 
-Shapes: B batch, T target length, T' generated length, V vocabulary.
+Shapes in the course's letters (:mod:`minitf`), and T' for a generated length.
 """
 from __future__ import annotations
 

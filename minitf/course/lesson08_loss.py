@@ -14,7 +14,7 @@ section of Lesson 8                     what is measured here
 ======================================  ===================================================
 
 The lesson's other sections are in :mod:`minitf.course.lesson08`, which re-exports every
-name here.  Shapes: B batch, S source length, T target length, D d_model, V vocabulary.
+name here.  Shapes in the course's letters (:mod:`minitf`).
 """
 from __future__ import annotations
 

@@ -26,8 +26,7 @@ set-up                                  :func:`lesson9_task`, :func:`lesson9_mod
 ======================================  ===================================================
 
 Section 1 needs nothing beyond :mod:`minitf.decoding`; the decoders themselves live there.
-Shapes: B batch, S source length, T target length, D d_model, H heads, Dh = D / H,
-F d_ff, V vocabulary, L layers.
+Shapes in the course's letters (:mod:`minitf`).
 """
 from __future__ import annotations
 

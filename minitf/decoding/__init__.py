@@ -19,9 +19,9 @@ One file per job, each importing only files above it in this list:
 * ``search.py``: greedy search and sampling (one shared loop);
 * ``beam.py``: beam search and its length-normalised score.
 
-Shapes, in every file: B examples, G rows per example (beams, or samples), N = B * G rows,
-S source length, T_new new positions in a step, D = d_model, H heads, Dh = D / H,
-V target vocabulary, T_max the longest generation (the cache's capacity).
+Shapes, in every file, in the course's letters (:mod:`minitf`), with G rows per example
+(beams, or samples), N = B * G rows, T_new new positions in a step and T_max the longest
+generation (the cache's capacity).
 
 A trained model and its tokenizer come from :func:`minitf.checkpoint.load_model`.
 """

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from ..checks import check_int
+
 FIGURE_MODULES: tuple[str, ...] = (
     "minitf.figures.key",  # the key itself (course-wide)
     "minitf.figures.lesson08",  # Lesson 8: teacher forcing and the loss
@@ -64,8 +66,7 @@ class FigureSpec:
 
         from .key import style
 
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed: expected an int, got {type(seed).__name__}")
+        seed = check_int("seed", seed)
         with style():
             fig = self.fn(seed=seed)
         if not isinstance(fig, Figure):
@@ -96,8 +97,8 @@ def register(name: str, lesson: int | None, title: str) -> Callable[[Callable], 
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValueError(f"name: expected lower-case letters, digits and underscores starting with a letter, "
                          f"got {name!r}")
-    if lesson is not None and (isinstance(lesson, bool) or not isinstance(lesson, int) or lesson < 1):
-        raise ValueError(f"lesson: expected a lesson number >= 1, or None for a course-wide figure, got {lesson!r}")
+    if lesson is not None:
+        check_int("lesson", lesson, low=1, hint="a lesson number, or None for a course-wide figure")
     if not isinstance(title, str) or not title.strip():
         raise ValueError(f"title: expected a non-empty string, got {title!r}")
 

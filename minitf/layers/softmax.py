@@ -29,7 +29,3 @@ def log_softmax(z: np.ndarray) -> np.ndarray:
     shifted = z - z.max(axis=-1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 
-
-def log_softmax_backward(dlogp: np.ndarray, logp: np.ndarray) -> np.ndarray:
-    """dz = dlogp - softmax(z) * sum_j dlogp_j."""
-    return dlogp - np.exp(logp) * dlogp.sum(axis=-1, keepdims=True)
