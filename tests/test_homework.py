@@ -26,6 +26,7 @@ from minitf.cli import main as cli_main
 from minitf.homework import get_homework, homeworks, new_homework
 from minitf.homework.grader import grade
 from minitf.homework.submission import scan_source
+from minitf.homework.workers import resolve_isolation
 
 REPO = Path(__file__).resolve().parents[1]
 INSTRUCTOR = REPO / "tests" / "instructor"
@@ -96,6 +97,11 @@ def hostile_file(tmp_path):
         return build_submission(HOSTILE / f"{name}.py", tmp_path / f"{name}.py", base=HW08.render_template())
 
     return make
+
+
+BWRAP = resolve_isolation("auto") == "bwrap"
+requires_bwrap = pytest.mark.skipif(not BWRAP, reason="needs bubblewrap (apt-get install bubblewrap): the student's "
+                                                      "process is isolated by the operating system only inside bwrap")
 
 
 def task_result(result, number):
@@ -195,6 +201,10 @@ def test_scan_flags_the_homework_package_for_every_task():
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
     found = scan_source("import importlib\nm = importlib.import_module('minitf.homework.plugin')\n", HW08)
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
+
+
+def test_scan_does_not_flag_a_mere_string():
+    assert scan_source("def f():\n    print('minitf.homework is the grader')\n", HW08) == {}
 
 
 def test_scan_passes_the_template_and_the_reference():
@@ -434,6 +444,58 @@ def test_writing_outside_its_directory_changes_nothing(hostile_file):
     assert result.score == 0
     assert _minitf_sources() == before
     assert not any(p.exists() for p in outside)
+
+
+@pytest.mark.parametrize("name, tasks, status", [
+    ("hw08_mutates_model", [5], "failed"),  # the grader's model is its own: nothing comes back into it
+    ("hw08_private_greedy", [5], "no credit"),  # minitf's greedy loop is switched off under its private name too
+    ("hw08_finite_differences", [4], "failed"),  # float64 finite differences miss the tolerance of a backward
+    ("hw08_forged_reply", [1], "failed"),  # a model in a reply, a deflated member: refused before unpacking
+])
+def test_hostile_submission_scores_zero(hostile_file, name, tasks, status):
+    t0 = time.perf_counter()
+    result = graded(hostile_file(name), tasks=tasks)
+    assert time.perf_counter() - t0 < 60
+    for t in result.tasks:
+        assert t.score == 0 and t.status == status, (t.label, t.status, t.message)
+
+
+@requires_bwrap
+@pytest.mark.parametrize("name, tasks", [
+    ("hw08_patch_guard", [1, 2, 3, 4, 5, 6]),  # the audit hook switched off: the operating system still says no
+    ("hw08_dir_fd", [1, 2, 3, 4, 5, 6]),  # dir_fd reads: the instructor folder is not there to read
+    ("hw08_fresh_copy", [3]),  # minitf's source is not there to read
+])
+def test_hostile_submission_sees_nothing_inside_bubblewrap(hostile_file, name, tasks):
+    result = graded(hostile_file(name), tasks=tasks)
+    assert result.isolation == "bwrap"
+    assert result.score == 0, [(t.label, t.score, t.message) for t in result.tasks]
+
+
+@requires_bwrap
+def test_an_unaudited_fork_leaves_nothing_running_and_changes_nothing(hostile_file, tmp_path):
+    marker = Path(tempfile.gettempdir()) / "minitf-hostile-fork-exec-ran"
+    marker.unlink(missing_ok=True)
+    results = tmp_path / "results.json"
+    result = graded(hostile_file("hw08_fork_exec"), tasks=[1, 6])
+    result.write_results(results)
+    time.sleep(2)
+    assert result.score == 0 and json.loads(results.read_text())["score"] == 0
+    assert not marker.exists()  # it ran, if at all, in the sandbox's own /tmp, and died with it
+
+
+@requires_bwrap
+def test_sqlite_writes_nothing_outside(hostile_file):
+    site = Path(sys.prefix) / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    targets = [Path(tempfile.gettempdir()) / "minitf-hostile-sqlite.pth", site / "minitf-hostile-sqlite.pth"]
+    result = graded(hostile_file("hw08_sqlite_write"), tasks=[1])
+    assert result.score == 0 and not any(p.exists() for p in targets)
+
+
+def test_every_run_draws_its_own_problems():
+    first = grade("hw08", REFERENCE, tasks=[1])
+    second = grade("hw08", REFERENCE, tasks=[1])
+    assert first.seed != second.seed and first.score == second.score == 15
 
 
 # ---- the command line ----------------------------------------------------------------------------------------------

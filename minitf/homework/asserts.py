@@ -117,3 +117,17 @@ def expect_equal_ids(name: str, received, expected, hint: str = "") -> None:
     fail(f"{name}: first difference at index {_fmt_index(idx)}: expected {_fmt_value(expected[idx])}, "
          f"received {_fmt_value(received[idx])}; row {row}: expected {expected[row].tolist()}, "
          f"received {received[row].tolist()}" + (f". {hint}" if hint else ""))
+
+
+def returned_arg(fn, index: int):
+    """The ``index``-th positional argument of the last call to the student's function ``fn``,
+    as the call left it (None if it did not come back): what a test compares with the value
+    it sent, to see whether the function changed its input in place."""
+    args = getattr(fn, "returned_args", None)
+    return args[index] if isinstance(args, list) and index < len(args) else None
+
+
+def same_array(a, b) -> bool:
+    """``a`` and ``b`` are arrays of the same shape, dtype and entries (NaN equal to NaN)."""
+    return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))

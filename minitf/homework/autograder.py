@@ -3,8 +3,8 @@
 ``minitf homework autograder hw08 --instructor tests/instructor --out DIR`` writes
 
 =====================  ===========================================================
-``setup.sh``            installs the bundled minitf (Gradescope runs it once, from
-                        ``/autograder/source``)
+``setup.sh``            installs bubblewrap and the bundled minitf (Gradescope runs it
+                        once, from ``/autograder/source``)
 ``run_autograder``      grades the submission into ``/autograder/results/results.json``
 ``instructor/hw08/``    the reference solution, the answer key and the hidden tests
 ``minitf/``             minitf's source, as installed by ``setup.sh``
@@ -29,6 +29,9 @@ SETUP = """\
 # Gradescope runs this once, in /autograder/source, when the autograder image is built.
 set -euo pipefail
 cd "$(dirname "$0")"
+# bubblewrap: the student's code runs inside it (the grader falls back to an ordinary process,
+# and says so in its output, where bwrap is missing or cannot run)
+apt-get update -qq && apt-get install -y -qq bubblewrap || echo "bubblewrap not installed"
 python3 -m pip install ./minitf
 """
 

@@ -27,6 +27,7 @@ import importlib.util
 import json
 import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -34,9 +35,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..checks import check_number
+from ..checks import check_int, check_number
 from . import INSTRUCTOR_ENV, Homework, Task, get_homework
-from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT
+from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, resolve_isolation
 
 OUTPUT_TAIL = 2000  # characters of a crashed run's console output kept for the message
 
@@ -82,6 +83,8 @@ class GradeResult:
     homework: Homework
     submission: str  # the file graded
     tasks: list
+    isolation: str | None = None  # "bwrap" or "process": how the student's code was run
+    seed: int | None = None  # the seed of the test problems
 
     @property
     def score(self) -> float:
@@ -123,7 +126,11 @@ class GradeResult:
         """A score table: one row per task, then every failed check of each task that lost
         points (the first in full, the others in a line each)."""
         hw = self.homework
-        rows = [f"{hw.name} -- Lesson {hw.lesson}: {hw.title}", f"submission: {self.submission}", ""]
+        rows = [f"{hw.name} -- Lesson {hw.lesson}: {hw.title}", f"submission: {self.submission}"]
+        if self.isolation == "process":
+            rows.append("(your code ran in a process of its own, without bubblewrap: fine for checking your own "
+                        "work; the course's autograder isolates it further)")
+        rows.append("")
         head = f"{'task':<6}{'':<56}{'points':>10}  {'result':<16}"
         rows += [head, "-" * len(head)]
         for t in self.tasks:
@@ -143,13 +150,19 @@ class GradeResult:
             if t.graded and not t.ok and t.message:
                 rows.append("")
                 message = re.sub(rf"^Task {re.escape(t.label)}:? ", "", t.message.strip())  # said once, below
-                rows.append(f"Task {t.label}: {shorten(message, width * 4)}")
+                # indented continuation lines: nothing a message says can pass for a row of the table
+                rows.append(f"Task {t.label}: " + shorten(message, width * 4).replace("\n", "\n    "))
                 others = t.failures[1:]
                 for name, line in others:
                     rows.append(f"  - {name}: {shorten(line, width - 6 - len(name))}")
             for note in t.notes:
-                rows.append(f"Task {t.label}: {shorten(note, width * 2)}")
+                rows.append(f"Task {t.label}: " + shorten(note, width * 2).replace("\n", "\n    "))
         return "\n".join(rows)
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (a terminal's escape sequences among them) shown as "?"."""
+    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in str(text or ""))
 
 
 def first_line(text: str) -> str:
@@ -190,8 +203,7 @@ def _tail(log: Path) -> str:
         data = log.read_bytes()[-OUTPUT_TAIL:]
     except OSError:
         return ""
-    text = data.decode("utf-8", errors="replace")
-    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text).strip()
+    return printable(data.decode("utf-8", errors="replace")).strip()
 
 
 def _read_json(path: Path):
@@ -212,6 +224,8 @@ def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, 
     tests = []
     for c in collected:
         t = data["tests"].get(c["nodeid"])
+        if t is not None:  # what the student's code said may hold a terminal's escape sequences
+            t = dict(t, message=printable(t.get("message", "")), notes=[printable(n) for n in t.get("notes", [])])
         if t is None:  # never finished
             running = data.get("running") == c["nodeid"]
             msg = (why if running else "not run: the test run ended before reaching this test")
@@ -237,7 +251,7 @@ def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, 
 
 def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, reference: bool = False,
           task_timeout: float = TASK_TIMEOUT, test_timeout: float = CALL_TIMEOUT,
-          probe_timeout: float = STARTUP_TIMEOUT) -> GradeResult:
+          probe_timeout: float = STARTUP_TIMEOUT, isolation: str = "auto", seed: int | None = None) -> GradeResult:
     """Grade ``submission`` (a path), or with ``reference=True`` the instructor's reference solution.
 
     Parameters
@@ -253,6 +267,12 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
     task_timeout, test_timeout, probe_timeout : float
         Seconds allowed for all of a task's calls into the student's code, for one call,
         and for importing the file.
+    isolation : "auto", "bwrap" or "process"
+        The student's process inside bubblewrap (``"auto"``: where it is installed), or
+        an ordinary process (:mod:`minitf.homework.workers`).
+    seed : int, optional
+        The seed of the test problems; by default a fresh one per run, so that answers
+        cannot be recorded beforehand and replayed.
 
     Returns
     -------
@@ -282,6 +302,8 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
         raise FileNotFoundError(f"submission: expected a Python file, got {str(submission)!r} (no such file)")
     shown = "reference solution" if reference else str(submission)
     hidden = folder / "tests.py" if folder is not None and (folder / "tests.py").is_file() else None
+    isolation = resolve_isolation(isolation)
+    seed = secrets.randbelow(2 ** 31) if seed is None else check_int("seed", seed, low=0)
     graded = [t for t in chosen if hidden is not None or not t.autograder_only]
     results = {}
     if graded:
@@ -294,7 +316,11 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
                    str(workdir), "-p", "minitf.homework.plugin", "-p", "no:cacheprovider", "-q",
                    "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(path),
                    "--homework-report", str(report), "--homework-call-timeout", f"{test_timeout:g}",
-                   "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}"]
+                   "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}",
+                   "--homework-isolation", isolation, "--homework-seed", str(seed)]
+            for path in (folder.parent if folder is not None else None, instructor):  # out of the student's sight
+                if path is not None:
+                    cmd += ["--homework-hide", str(Path(path).resolve())]
             limit = len(graded) * (task_timeout + probe_timeout) + 120
             code = _run(cmd, workdir, limit, log)
             data = _read_json(report)
@@ -304,4 +330,4 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
             for t in graded:
                 results[t.number] = _task_result(hw, t, data, code, why)
     out = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only") for t in chosen]
-    return GradeResult(hw, shown, out)
+    return GradeResult(hw, shown, out, isolation, seed)

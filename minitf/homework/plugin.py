@@ -12,6 +12,12 @@ Options
 ``--homework-startup-timeout SECONDS``
     Time limits on the student's process: one call, all of a task's calls, and
     starting up (importing the file).
+``--homework-isolation auto|bwrap|process``, ``--homework-hide PATH`` (repeatable)
+    How the student's process is isolated (:mod:`minitf.homework.workers`), and what it
+    must not see (the instructor folder).
+``--homework-seed N``
+    The seed of the test problems (the ``homework_seed`` fixture).  ``minitf grade`` draws a
+    fresh one per run, so the answers cannot be recorded beforehand and replayed.
 
 It registers the task markers (``pytest -m hw08_task3`` runs one task) and provides the
 ``submission`` fixture: the student's file as seen by the requesting test's task, whose
@@ -45,6 +51,12 @@ def pytest_addoption(parser):
                     help="time limit for all of a task's calls into the student's code")
     group.addoption("--homework-startup-timeout", metavar="SECONDS", type=float, default=None,
                     help="time limit for starting the student's process and importing the file")
+    group.addoption("--homework-isolation", default="auto", choices=("auto", "bwrap", "process"),
+                    help="the student's process inside bubblewrap, or an ordinary process (default: auto)")
+    group.addoption("--homework-hide", metavar="PATH", action="append", default=[],
+                    help="a path the student's process must not see (repeatable)")
+    group.addoption("--homework-seed", metavar="N", type=int, default=0,
+                    help="the seed of the test problems (default: 0)")
 
 
 def pytest_configure(config):
@@ -97,19 +109,29 @@ class _State:
         self.config = config
         self.workers: dict = {}
         self.findings: dict = {}
+        self.isolation: str | None = None
 
     def worker(self, hw, task):
-        from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, Worker
+        from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, Worker, resolve_isolation
 
         key = (hw.name, task.number)
         if key not in self.workers:
             opt = self.config.getoption
+            if self.isolation is None:
+                self.isolation = resolve_isolation(opt("homework_isolation"))
             self.workers[key] = Worker(
                 hw, task, Path(opt("submission")),
                 startup_timeout=opt("homework_startup_timeout") or STARTUP_TIMEOUT,
                 call_timeout=opt("homework_call_timeout") or CALL_TIMEOUT,
-                task_timeout=opt("homework_task_timeout") or TASK_TIMEOUT)
+                task_timeout=opt("homework_task_timeout") or TASK_TIMEOUT,
+                isolation=self.isolation, hidden=opt("homework_hide"))
         return self.workers[key]
+
+    def done_with(self, hw, task) -> None:
+        """A task's tests are over: stop its process (its memory and anything it left running)."""
+        worker = self.workers.get((hw.name, task.number))
+        if worker is not None:
+            worker.stop()
 
     def scan(self, hw) -> dict:
         """The static scan's findings for ``hw``: ``{task number: [finding]}`` (once)."""
@@ -173,20 +195,31 @@ class TaskSubmission:
 
     def run(self, runner: str, *args, **kwargs):
         """Run ``runner`` of the homework's ``runs`` module in the student's process, with
-        ``Student("name")`` arguments standing for the student's functions."""
-        from .workers import _mirror
-
-        self._check_findings_only()
-        reply = self.worker.request("run", runner, args, kwargs)
-        _mirror(list(args), list(reply["args"]))
-        return reply["ok"]
-
-    def _check_findings_only(self) -> None:
+        ``Student("name")`` arguments standing for the student's functions; its result, as data."""
         from .workers import ForbiddenCall
 
         if self.findings:
             raise ForbiddenCall(f"{self.label} gets no credit: {'; '.join(self.findings)}. This task asks you to "
                                 f"write that yourself, so its tests do not run.")
+        return self.worker.request("run", runner, args, kwargs).get("ok")
+
+
+@pytest.fixture(scope="session")
+def homework_seed(request) -> int:
+    """The seed of this run's test problems (``--homework-seed``)."""
+    return request.config.getoption("homework_seed")
+
+
+def pytest_runtest_teardown(item, nextitem):
+    hw = _homework_of(item)
+    if hw is None:
+        return
+    task = _task_of(item, hw)
+    following = _task_of(nextitem, hw) if nextitem is not None and _homework_of(nextitem) == hw else None
+    if task is not None and following is not task:
+        state = item.config.stash.get(_STATE, None)
+        if state is not None:
+            state.done_with(hw, task)
 
 
 @pytest.fixture
@@ -289,6 +322,8 @@ class ReportWriter:
         self._write()
 
     def pytest_sessionfinish(self, session, exitstatus):
+        state = session.config.stash.get(_STATE, None)
+        self.data["isolation"] = state.isolation if state is not None else None
         self.data["finished"] = True
         self.data["exitstatus"] = int(exitstatus)
         self._write()

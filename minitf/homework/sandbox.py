@@ -1,10 +1,14 @@
 """The student's process: where a submission's code runs, and the only place it runs.
 
 The grader starts one such process per task (``python -m minitf.homework.sandbox CONFIG``)
-and talks to it over two pipes in :mod:`minitf.homework.wire` messages (data only).  The
-process
+and talks to it over two pipes in :mod:`minitf.homework.wire` messages (data only).  Where
+bubblewrap is installed the grader starts it inside ``bwrap`` (:mod:`.workers`): a read-only
+view of the machine with the instructor files, the grader's own files and minitf's source
+hidden, no network, no other process visible, no capabilities -- the operating system's
+boundary.  Either way the process
 
-1. limits itself: address space and CPU time (``resource.setrlimit``), one BLAS thread;
+1. limits itself: address space, CPU time and file size (``resource.setrlimit``), one BLAS
+   thread;
 2. sends its own output to a log file (a print cannot disturb the pipes);
 3. imports minitf's model code while it still may;
 4. switches off the minitf functions the task asks the student to write: each forbidden
@@ -20,8 +24,9 @@ process
    closes the pipe.
 
 Scores, expected values and reports never exist in this process: the grader computes them
-from what comes back.  (This is a guard against a student's tricks, not an operating-system
-sandbox: for an exam, run the autograder in a container too, as Gradescope does.)
+from what comes back.  Without bubblewrap, steps 4 and 5 are a guard against a student's
+tricks inside Python, not a boundary: a determined student with the whole Python language
+can get round an audit hook.  Graded work (the autograder) runs inside ``bwrap``.
 """
 from __future__ import annotations
 
@@ -48,14 +53,16 @@ _BLOCKED_EVENTS = {
     "os.startfile", "pty.spawn", "os.kill", "os.killpg", "signal.pthread_kill", "resource.setrlimit",
     "resource.prlimit", "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.cdata",
     "ctypes.addressof", "ctypes.set_errno", "ctypes.get_errno", "sys.remote_exec", "winreg.OpenKey",
+    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "os.chdir", "os.fchdir", "os.link", "os.symlink",
+    "sqlite3.connect",
 }
 _BLOCKED_IMPORTS = {"ctypes", "_ctypes", "_posixsubprocess", "multiprocessing", "_multiprocessing", "pty",
-                    "socket", "_socket", "ssl", "_ssl", "mmap", "_xxsubinterpreters", "_testcapi"}
+                    "socket", "_socket", "ssl", "_ssl", "mmap", "_xxsubinterpreters", "_testcapi", "sqlite3",
+                    "_sqlite3"}
 # events whose first argument is a path that must lie inside the task's directory
 _PATH_EVENTS = {"os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime",
                 "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.rmtree", "os.listxattr"}
-_TWO_PATH_EVENTS = {"os.rename", "os.link", "os.symlink", "shutil.copyfile", "shutil.copymode",
-                    "shutil.copystat", "shutil.move"}
+_TWO_PATH_EVENTS = {"os.rename", "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.move"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -79,9 +86,13 @@ class Guard:
         if isinstance(value, int):
             return None  # an already open descriptor
         try:
-            return os.path.realpath(os.fsdecode(value))
+            text = os.fsdecode(value)
         except (TypeError, ValueError):
             return None
+        if ".." in text.replace("\\", "/").split("/"):
+            # relative to a dir_fd the hook cannot see, ".." may lead anywhere
+            raise PermissionError(f"open: a submission may not use '..' in a path, got {text!r}")
+        return os.path.realpath(text)
 
     def _check_write(self, value, event: str) -> None:
         path = self._path(value)
@@ -167,10 +178,11 @@ def _close_escape_hatches() -> None:
 
 
 # ---- limits and output ------------------------------------------------------------------------------
-def _limit(memory_bytes: int, cpu_seconds: int) -> None:
+def _limit(memory_bytes: int, cpu_seconds: int, file_bytes: int = 64 << 20) -> None:
     import resource
 
-    for what, value in ((resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_CPU, cpu_seconds)):
+    for what, value in ((resource.RLIMIT_AS, memory_bytes), (resource.RLIMIT_CPU, cpu_seconds),
+                        (resource.RLIMIT_FSIZE, file_bytes)):
         soft, hard = resource.getrlimit(what)
         if hard != resource.RLIM_INFINITY:
             value = min(value, hard)
@@ -212,7 +224,7 @@ def _describe(name: str, obj) -> dict:
 
 def serve(rfd: int, wfd: int, module, runs, guard: Guard, path: Path) -> None:
     from .submission import describe_exception
-    from .wire import Student, WireError, pack, read_frame, unpack, write_frame
+    from .wire import Student, WireError, pack, read_frame, unpack, without_modules, write_frame
 
     def student(value):
         if isinstance(value, Student):
@@ -245,18 +257,20 @@ def serve(rfd: int, wfd: int, module, runs, guard: Guard, path: Path) -> None:
                 result = getattr(runs, name)(*student(request["args"]), **student(request["kwargs"]))
             else:
                 raise ValueError(f"unknown request {op!r}")
-            reply = {"ok": result, "args": request.get("args", ()), "kwargs": request.get("kwargs", {})}
+            reply = {"ok": result, "args": without_modules(request.get("args", ())),
+                     "kwargs": without_modules(request.get("kwargs", {}))}
         except BaseException as e:  # the student's exception, reported; the process goes on
             reply = {"raised": {"type": type(e).__name__, "message": str(e),
                                 "described": describe_exception(e, path)}}
         reply["forbidden"] = list(dict.fromkeys(guard.forbidden_calls))
         reply["seconds"] = time.perf_counter() - t0
+        reply["id"] = request.get("id")
         try:
             payload = pack(reply)
         except WireError as e:
             payload = pack({"raised": {"type": "WireError", "message": str(e),
                                        "described": f"your {name} returned {e}"},
-                            "forbidden": reply["forbidden"], "seconds": reply["seconds"]})
+                            "forbidden": reply["forbidden"], "seconds": reply["seconds"], "id": reply["id"]})
         write_frame(wfd, payload)
 
 
@@ -278,6 +292,10 @@ def main(config: dict) -> None:
     for path in task.forbidden:
         switch_off(path, f"Task {hw.label(task)}")
     _close_escape_hatches()
+    if config.get("minitf_copy"):  # inside bwrap: minitf was imported from a copy; its source goes now
+        import shutil
+
+        shutil.rmtree(config["minitf_copy"])
     linecache.clearcache()
     guard = Guard(workdir, os.path.dirname(importlib.import_module("minitf").__file__))
     sys.addaudithook(guard)

@@ -80,8 +80,8 @@ def scan_source(source: str, homework: Homework, filename: str = "<submission>")
                     everywhere.append(f"line {node.lineno} imports {full} (the grader)")
                 elif _is_minitf(mod):
                     origin[a.asname or a.name] = full
-        elif isinstance(node, ast.Call):  # importlib.import_module("minitf.homework..."), __import__(...)
-            for arg in node.args:
+        elif isinstance(node, ast.Call) and (_dotted(node.func) or [""])[-1] in ("import_module", "__import__"):
+            for arg in node.args:  # importlib.import_module("minitf.homework..."), __import__(...)
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and HOMEWORK_PACKAGE in arg.value:
                     everywhere.append(f"line {node.lineno} imports {arg.value} (the grader)")
 

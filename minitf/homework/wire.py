@@ -9,8 +9,11 @@ and scalars, and NumPy dtypes (``np.float32``), and a few minitf objects rebuilt
 * the modules of :data:`MODULES` (an encoder-decoder from its config and weights, a
   multi-head attention from its sizes and weights), with their gradients and mode.
 
-Nothing else is accepted, in either direction: unpacking a message can build no other
-object and run no code.  Frames on a pipe are an 8-byte length and the archive.
+Nothing else is accepted: unpacking a message can build no other object and run no code.
+What the student's process sends is unpacked with ``trusted=False``: no modules (only the
+grader sends models), archive members stored uncompressed (a deflated member could expand
+into gigabytes) and no larger in all than :data:`MAX_FRAME`.  Frames on a pipe are an 8-byte
+length and the archive.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import io
 import json
 import os
 import struct
+import zipfile
 
 import numpy as np
 
@@ -26,7 +30,7 @@ from ..config import ModelConfig
 from ..data import Batch
 from ..models import EncoderDecoder
 
-MAX_FRAME = 1 << 28  # 256 MiB: far more than any homework exchanges
+MAX_FRAME = 1 << 26  # 64 MiB: far more than any homework exchanges
 HEADER = "__header__"
 
 NAMED_TUPLES = {cls.__name__: cls for cls in (Batch, AttentionCache, MultiHeadAttentionCache)}
@@ -125,11 +129,11 @@ def _flatten(value, arrays: list):
                     f"lists, tuples and dicts of them cross)")
 
 
-def _build(node, arrays: list):
+def _build(node, arrays: list, trusted: bool):
     if node is None or isinstance(node, (bool, str, int, float)):
         return node
     if isinstance(node, list):
-        return [_build(v, arrays) for v in node]
+        return [_build(v, arrays, trusted) for v in node]
     if not isinstance(node, dict) or len(node) not in (1, 2):
         raise WireError(f"malformed message node {str(node)[:80]}")
     if "array" in node:
@@ -144,20 +148,32 @@ def _build(node, arrays: list):
             raise WireError(f"a dtype {dt} (only numbers and booleans cross)")
         return dt if "dtype" in node else dt.type
     if "tuple" in node:
-        return tuple(_build(v, arrays) for v in node["tuple"])
+        return tuple(_build(v, arrays, trusted) for v in node["tuple"])
     if "dict" in node:
-        return {str(k): _build(v, arrays) for k, v in node["dict"].items()}
+        return {str(k): _build(v, arrays, trusted) for k, v in node["dict"].items()}
     if "namedtuple" in node:
         cls = NAMED_TUPLES.get(node["namedtuple"])
         if cls is None:
             raise WireError(f"an unknown NamedTuple {node['namedtuple']!r}")
-        return cls(*(_build(v, arrays) for v in node["fields"]))
+        return cls(*(_build(v, arrays, trusted) for v in node["fields"]))
     if "module" in node:
         entry = MODULES.get(node["module"])
-        if entry is None:
-            raise WireError(f"an unknown module {node['module']!r}")
-        return entry[2](_build(node["data"], arrays))
+        if entry is None or not trusted:
+            raise WireError(f"a module ({node['module']!r}): only the grader sends models")
+        return entry[2](_build(node["data"], arrays, trusted))
     raise WireError(f"malformed message node {str(node)[:80]}")
+
+
+def without_modules(value):
+    """``value`` with every module in it replaced by None (what the student's process sends
+    back of the arguments it was given: their arrays, as the call left them)."""
+    if any(type(value) is cls for cls, _, _ in MODULES.values()):
+        return None
+    if type(value) in (list, tuple):
+        return type(value)(without_modules(v) for v in value)
+    if type(value) is dict:
+        return {k: without_modules(v) for k, v in value.items()}
+    return value
 
 
 def pack(value) -> bytes:
@@ -169,9 +185,17 @@ def pack(value) -> bytes:
     return buf.getvalue()
 
 
-def unpack(data: bytes):
-    """The value :func:`pack` packed.  Never unpickles; raises :class:`WireError` if malformed."""
+def unpack(data: bytes, trusted: bool = True):
+    """The value :func:`pack` packed.  Never unpickles; raises :class:`WireError` if malformed.
+
+    ``trusted=False`` for what the student's process sent: see the module docstring."""
     try:
+        if not trusted:
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                members = z.infolist()
+                if any(m.compress_type != zipfile.ZIP_STORED for m in members) or \
+                        sum(m.file_size for m in members) > MAX_FRAME:
+                    raise WireError("an archive with compressed or oversized members")
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             header = json.loads(bytes(z[HEADER]).decode("utf-8"))
             arrays = [z[f"a{i}"] for i in range(len(z.files) - 1)]
@@ -179,7 +203,14 @@ def unpack(data: bytes):
         raise
     except Exception as e:  # a broken archive, an object array, bad JSON: all the same to us
         raise WireError(f"malformed message: {type(e).__name__}: {e}") from None
-    return _build(header, arrays)
+    if any(a.dtype.kind not in "biufc" for a in arrays):
+        raise WireError("an array that is not numbers or booleans")
+    try:
+        return _build(header, arrays, trusted)
+    except WireError:
+        raise
+    except Exception as e:  # an index out of range, a node of the wrong type...
+        raise WireError(f"malformed message: {type(e).__name__}: {e}") from None
 
 
 # ---- frames on a pipe --------------------------------------------------------------------------------

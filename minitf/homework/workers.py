@@ -4,9 +4,17 @@ read back data, stop it.  See :mod:`minitf.homework.sandbox` for the other side.
 A :class:`Worker` serves one task of one submission.  Calls go through
 :class:`StudentFunction` proxies, so a test reads as if it called the student's function
 directly (``out = shift_right(labels, 1, 0)``), while the call runs in the student's
-process.  What the call did to its array and module arguments in place comes back too and
-is copied into the grader's own objects, so a test can still check that a function left
-its inputs alone.
+process.  The arrays of the arguments come back as the call left them
+(``StudentFunction.returned_args``), so a test can check that a function left its inputs
+alone; nothing the student's process sends is copied into the grader's own objects.
+
+**Isolation.**  Where bubblewrap (``bwrap``, Debian's ``bubblewrap``) is installed, the
+student's process runs inside it: the whole machine read-only, ``/tmp`` (where the grader
+works) and every hidden path replaced by an empty folder, minitf's source hidden (the
+process imports minitf from a copy in its own folder and deletes the copy before it imports
+the submission), no network, its own process namespace, no capabilities, and nothing left
+running when it is stopped.  Without bubblewrap it is an ordinary process with the limits
+and the audit hook of :mod:`.sandbox`: enough to check one's own work, not a boundary.
 """
 from __future__ import annotations
 
@@ -22,9 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 
-from .wire import MAX_FRAME, MODULES, NAMED_TUPLES, Student, WireError, pack, unpack, write_frame
+from .wire import MAX_FRAME, Student, WireError, pack, unpack, write_frame
 
 MEMORY_BYTES = 4 << 30  # the student's process: 4 GiB of address space
 STARTUP_TIMEOUT = 30.0  # seconds to start and import the submission
@@ -60,19 +67,47 @@ def _env() -> dict:
     return env
 
 
+ISOLATIONS = ("auto", "bwrap", "process")
+
+
+def resolve_isolation(isolation: str) -> str:
+    """``"auto"`` -> ``"bwrap"`` where bubblewrap is installed and works here, else ``"process"``."""
+    if isolation not in ISOLATIONS:
+        raise ValueError(f"isolation: expected one of {', '.join(map(repr, ISOLATIONS))}, got {isolation!r}")
+    if isolation == "process":
+        return isolation
+    works = shutil.which("bwrap") is not None and subprocess.run(
+        [*_BWRAP, "--", "true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL).returncode == 0
+    if not works and isolation == "bwrap":
+        raise RuntimeError("isolation: bubblewrap (bwrap) is not installed or cannot run here: apt-get install "
+                           "bubblewrap, or use isolation='process'")
+    return "bwrap" if works else "process"
+
+
+_BWRAP = ("bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+          "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+
+
 class Worker:
     """One student process for one task of one submission (started on first use, restarted
-    after a crash or a time-out)."""
+    after a crash or a time-out).
+
+    ``isolation`` is ``"bwrap"`` or ``"process"`` (see the module docstring); ``hidden``
+    lists the paths the student's process must not see (the instructor folder)."""
 
     def __init__(self, homework, task, submission: Path, *, startup_timeout: float = STARTUP_TIMEOUT,
-                 call_timeout: float = CALL_TIMEOUT, task_timeout: float = TASK_TIMEOUT):
+                 call_timeout: float = CALL_TIMEOUT, task_timeout: float = TASK_TIMEOUT,
+                 isolation: str = "process", hidden=()):
         self.homework, self.task, self.submission = homework, task, Path(submission)
         self.startup_timeout, self.call_timeout, self.task_timeout = startup_timeout, call_timeout, task_timeout
+        self.isolation, self.hidden = isolation, [str(Path(h).resolve()) for h in hidden]
         self.proc: subprocess.Popen | None = None
         self.dir: Path | None = None
         self.import_error: str | None = None
         self.busy_seconds = 0.0
         self._names: dict | None = None
+        self._requests = 0
 
     # -- the process ------------------------------------------------------------------------------
     def _start(self) -> None:
@@ -84,8 +119,19 @@ class Worker:
         config = {"homework": self.homework.name, "task": self.task.number, "submission": str(student_file),
                   "workdir": str(self.dir), "fd_in": r_child, "fd_out": w_child, "memory_bytes": MEMORY_BYTES,
                   "cpu_seconds": int(self.task_timeout + self.startup_timeout + 30)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "minitf.homework.sandbox", json.dumps(config)],
-                                     cwd=self.dir, env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        env = _env()
+        command = [sys.executable, "-m", "minitf.homework.sandbox"]
+        if self.isolation == "bwrap":
+            package = Path(__file__).resolve().parents[1]  # minitf/, hidden inside the sandbox
+            copy = self.dir / "_minitf"
+            shutil.copytree(package, copy / "minitf", ignore=shutil.ignore_patterns("__pycache__"))
+            config["minitf_copy"] = str(copy)
+            env["PYTHONPATH"] = str(copy)
+            work = str(self.dir)
+            hide = [p for path in [str(package), *self.hidden] for p in ("--tmpfs", path)]
+            command = [*_BWRAP, *hide, "--bind", work, work, "--chdir", work, "--", *command]
+        self.proc = subprocess.Popen([*command, json.dumps(config)],
+                                     cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(r_child, w_child), start_new_session=True)
         os.close(r_child)
         os.close(w_child)
@@ -161,7 +207,7 @@ class Worker:
             raise SubmissionError(f"{what} ended the Python process (exit code {code})"
                                   + (": out of memory?" if code in (-9, 137) else ""))
         try:
-            return unpack(payload)
+            return unpack(payload, trusted=False)
         except WireError as e:
             self.stop()
             raise SubmissionError(f"your process sent something that is not a message: {e}") from None
@@ -172,7 +218,9 @@ class Worker:
         if self.busy_seconds >= self.task_timeout:
             raise TimeLimitExceeded(f"timed out: the task's calls into your code took more than "
                                     f"{self.task_timeout:g} s in all")
-        write_frame(self._w, pack({"op": op, "name": name, "args": tuple(args), "kwargs": dict(kwargs or {})}))
+        self._requests += 1
+        write_frame(self._w, pack({"op": op, "name": name, "args": tuple(args), "kwargs": dict(kwargs or {}),
+                                   "id": self._requests}))
         limit = min(self.call_timeout, self.task_timeout - self.busy_seconds)
         t0 = time.monotonic()
         try:
@@ -187,6 +235,10 @@ class Worker:
                                     f"stops)?") from None
         finally:
             self.busy_seconds += time.monotonic() - t0
+        if not isinstance(reply, dict) or reply.get("id") != self._requests:
+            self.stop()
+            raise SubmissionError("your process answered out of turn (a message that is not the reply to the "
+                                  "call): it is stopped")
         if reply.get("forbidden"):
             used = ", ".join(reply["forbidden"])
             raise ForbiddenCall(f"Task {self.homework.label(self.task)} gets no credit: your code called minitf's "
@@ -206,44 +258,25 @@ class Worker:
 
 
 # ---- proxies -----------------------------------------------------------------------------------------
-def _mirror(mine, theirs) -> None:
-    """Copy what a call did to its arguments (``theirs``, as they came back) into the
-    grader's own objects (``mine``), in place."""
-    if isinstance(mine, np.ndarray) and isinstance(theirs, np.ndarray):
-        if mine.shape == theirs.shape and not np.array_equal(mine, theirs, equal_nan=mine.dtype.kind in "fc"):
-            np.copyto(mine, theirs, casting="unsafe")
-    elif any(type(mine) is cls for cls, _, _ in MODULES.values()) and type(theirs) is type(mine):
-        for a, b in ((mine.parameters(), theirs.parameters()), (mine.gradients(), theirs.gradients())):
-            for k in a:
-                if k in b:
-                    _mirror(a[k], b[k])
-    elif isinstance(mine, tuple) and type(mine).__name__ in NAMED_TUPLES and type(theirs) is type(mine):
-        for x, y in zip(mine, theirs):
-            _mirror(x, y)
-    elif type(mine) in (list, tuple) and type(theirs) in (list, tuple) and len(mine) == len(theirs):
-        for x, y in zip(mine, theirs):
-            _mirror(x, y)
-    elif type(mine) is dict and type(theirs) is dict:
-        for k in mine:
-            if k in theirs:
-                _mirror(mine[k], theirs[k])
-
-
 class StudentFunction:
-    """The student's function ``name``, called in the student's process."""
+    """The student's function ``name``, called in the student's process.
+
+    After a call, ``returned_args`` holds the positional arguments as the call left them
+    (modules as None): a test compares them with what it sent to see whether the student's
+    function changed its inputs in place."""
 
     def __init__(self, worker: Worker, name: str, parameters: list):
         self.worker, self.__name__, self.parameters = worker, name, parameters
+        self.returned_args: list = []
 
     def __call__(self, *args, **kwargs):
         reply = self.worker.request("call", self.__name__, args, kwargs)
-        _mirror(list(args), list(reply["args"]))
-        _mirror(kwargs, reply["kwargs"])
-        return reply["ok"]
+        self.returned_args = list(reply.get("args") or [])
+        return reply.get("ok")
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
 
 
 __all__ = ["Worker", "StudentFunction", "Student", "SubmissionError", "ForbiddenCall", "TimeLimitExceeded",
-           "StudentRaised"]
+           "StudentRaised", "ISOLATIONS", "resolve_isolation"]

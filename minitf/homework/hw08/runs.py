@@ -5,7 +5,9 @@ asks the student's process to run one of these with the student's function plugg
 only the numbers come back (:mod:`minitf.homework.wire`).  The grader runs the same
 function with minitf's own pieces for the run to compare with.  Nothing here calls what
 the task in question switches off: task 8.1's run gets the student's ``shift_right``,
-task 8.3's the student's loss, task 8.2's the student's mask.
+task 8.3's the student's loss, task 8.2's the student's mask.  (Where a student's function
+returns plain data -- a mask -- a test may instead put that data into minitf itself, in the
+grader.)
 """
 from __future__ import annotations
 
@@ -41,17 +43,6 @@ def train_losses(config: dict, batches: list, *, start_id: int, pad_id: int, lr:
         model.backward(np.asarray(dlogits, dtype=logits.dtype), cache)
         opt.step(model.gradients())
     return losses
-
-
-def forward_logits(model: EncoderDecoder, input_ids, decoder_inputs: list, mask_fn) -> list:
-    """The logits (B, T, V) of ``model`` for each array of ``decoder_inputs``, with the
-    decoder's self-attention mask built by ``mask_fn(T, dtype=...)``."""
-    out = []
-    for decoder_input_ids in decoder_inputs:
-        T = decoder_input_ids.shape[1]
-        logits, _ = model.forward(input_ids, decoder_input_ids, self_mask=mask_fn(T, dtype=model.dtype))
-        out.append(logits)
-    return out
 
 
 def decode_and_record(model: EncoderDecoder, src_ids, start_id: int, eos_id: int, max_len: int, decode) -> tuple:

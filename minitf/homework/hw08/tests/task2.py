@@ -56,29 +56,27 @@ def test_causal_mask_values(submission):
 
 
 @task2
-def test_causal_mask_blocks_the_future_in_the_model(submission):
-    """Changing the decoder input after position t must leave the logits at t unchanged."""
+def test_causal_mask_blocks_the_future_in_the_model(submission, homework_seed):
+    """Changing the decoder input after position t must leave the logits at t unchanged.
+
+    The student's mask is data: it comes back from the student's process and goes into the
+    model here, in the grader."""
     causal_mask = submission.function("causal_mask")
-    check_causal_mask(causal_mask(6, dtype=np.float64), 6, np.float64)
     task = tiny_task()
     model = tiny_model(task, d_model=16, n_decoder_layers=2, dtype="float64", seed=2)
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(homework_seed + 3)
     batch = task.batch(task.sample(4, rng))
     B, T = batch.labels.shape
-    changed = []
-    for t in range(T - 1):
-        inputs = batch.decoder_input_ids.copy()
-        inputs[:, t + 1:] = rng.integers(3, task.tokenizer.vocab_size, size=(B, T - t - 1))  # the future
-        changed.append(inputs)
-    # the forward passes with the student's mask run in the student's process
-    out = submission.run("forward_logits", model, batch.input_ids, [batch.decoder_input_ids] + changed,
-                         Student("causal_mask"))
-    logits = as_array("logits with your mask", out[0], shape=(B, T, None), kind="f")
+    mask = causal_mask(T, dtype=np.float64)
+    check_causal_mask(mask, T, np.float64)
+    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids, self_mask=mask)  # (B, T, V)
     expected, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # minitf's mask
     expect_close("logits with your mask", logits, expected, rtol=1e-9, atol=1e-9,
                  hint="the model's output with your causal_mask should equal its output with minitf's")
-    for t, logits2 in enumerate(out[1:]):
-        logits2 = as_array("logits with your mask", logits2, shape=logits.shape, kind="f")
+    for t in range(T - 1):
+        changed = batch.decoder_input_ids.copy()
+        changed[:, t + 1:] = rng.integers(3, task.tokenizer.vocab_size, size=(B, T - t - 1))  # the future
+        logits2, _ = model.forward(batch.input_ids, changed, self_mask=mask)
         diff = float(np.abs(logits2[:, :t + 1] - logits[:, :t + 1]).max())
         if diff > 1e-9:
             fail(f"with your mask, changing the decoder inputs after position {t} changed the logits at position "
@@ -86,8 +84,8 @@ def test_causal_mask_blocks_the_future_in_the_model(submission):
 
 
 @task2
-def test_training_with_your_causal_mask(submission):
+def test_training_with_your_causal_mask(submission, homework_seed):
     causal_mask = submission.function("causal_mask")
     check_causal_mask(causal_mask(4, dtype=np.float32), 4, np.float32)
-    losses = student_losses(submission, mask_fn=Student("causal_mask"))
-    expect_same_curve("your causal_mask", losses, reference_losses())
+    losses = student_losses(submission, homework_seed, mask_fn=Student("causal_mask"))
+    expect_same_curve("your causal_mask", losses, reference_losses(homework_seed))

@@ -6,7 +6,7 @@ import pytest
 
 from minitf.data import IGNORE_INDEX
 from minitf.gradcheck import numerical_gradient
-from minitf.homework.asserts import as_array, as_float, close, expect_close, fail
+from minitf.homework.asserts import as_array, as_float, close, expect_close, fail, returned_arg, same_array
 from minitf.homework.wire import Student
 from minitf.loss import cross_entropy as minitf_cross_entropy
 
@@ -32,7 +32,7 @@ def call_loss(fn, logits, labels):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         fail(f"masked_cross_entropy: expected a pair (loss, dlogits), received {type(out).__name__}"
              + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
-    if not np.array_equal(logits, given_logits) or not np.array_equal(labels, given_labels):
+    if not same_array(returned_arg(fn, 0), given_logits) or not same_array(returned_arg(fn, 1), given_labels):
         fail("masked_cross_entropy changed its inputs in place; work on new arrays")
     if np.ndim(out[0]) == 0 and np.isreal(out[0]) and not np.isfinite(out[0]):
         fail(f"the loss is {float(out[0])} for logits up to {np.abs(logits).max():.3g}: exp overflowed? Compute the "
@@ -103,12 +103,12 @@ def diagnose_grad(dlogits, logits, labels) -> str | None:
     return None
 
 
-def check_against_minitf(submission, part: int, name: str, diagnose, hint: str) -> None:
+def check_against_minitf(submission, seed: int, part: int, name: str, diagnose, hint: str) -> None:
     """The loss (``part`` 0) or dlogits (1) of the student's masked_cross_entropy on three
     problems: a recognised mistake is named, anything else compared with minitf's own."""
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    for seed in range(3):
-        logits, labels = loss_problem(seed)
+    for k in range(3):
+        logits, labels = loss_problem(seed + k)
         received = call_loss(masked_cross_entropy, logits, labels)[part]
         mistake = diagnose(received, logits, labels)
         if mistake:
@@ -118,22 +118,22 @@ def check_against_minitf(submission, part: int, name: str, diagnose, hint: str) 
 
 
 @task3
-def test_loss_value(submission):
-    check_against_minitf(submission, 0, "loss", diagnose_loss,
+def test_loss_value(submission, homework_seed):
+    check_against_minitf(submission, homework_seed, 0, "loss", diagnose_loss,
                          hint="the mean of -log softmax(z)[y] over the real target tokens")
 
 
 @task3
-def test_gradient_is_p_hat_minus_y(submission):
-    check_against_minitf(submission, 1, "dlogits", diagnose_grad,
+def test_gradient_is_p_hat_minus_y(submission, homework_seed):
+    check_against_minitf(submission, homework_seed, 1, "dlogits", diagnose_grad,
                          hint="(p_hat - onehot(y)) / n_real at real positions, 0 at padding")
 
 
 @task3
-def test_gradient_against_finite_differences(submission):
+def test_gradient_against_finite_differences(submission, homework_seed):
     """Your gradient must be the derivative of your loss (float64 finite differences)."""
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    logits, labels = loss_problem(5, B=2, T=4, V=5)
+    logits, labels = loss_problem(homework_seed + 5, B=2, T=4, V=5)
     _, dlogits = call_loss(masked_cross_entropy, logits, labels)
     x = logits.copy()
     numeric = numerical_gradient(lambda: float(masked_cross_entropy(x, labels)[0]), x, h=1e-3)
@@ -143,13 +143,13 @@ def test_gradient_against_finite_differences(submission):
 
 
 @task3
-def test_padding_changes_nothing(submission):
+def test_padding_changes_nothing(submission, homework_seed):
     """A padded batch gives the loss and gradients of its real tokens, whatever the padding."""
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    logits, labels = loss_problem(7)
+    logits, labels = loss_problem(homework_seed + 7)
     loss, dlogits = call_loss(masked_cross_entropy, logits, labels)
     B, T, V = logits.shape
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(homework_seed)
     more_logits = np.concatenate([logits, rng.normal(0, 5, size=(B, 4, V))], axis=1)  # (B, T+4, V)
     more_labels = np.concatenate([labels, np.full((B, 4), IGNORE_INDEX)], axis=1)  # 4 more padding columns
     loss2, dlogits2 = call_loss(masked_cross_entropy, more_logits, more_labels)
@@ -163,9 +163,9 @@ def test_padding_changes_nothing(submission):
 
 
 @task3
-def test_float32_in_float32_out(submission):
+def test_float32_in_float32_out(submission, homework_seed):
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    logits, labels = loss_problem(9, dtype=np.float32)
+    logits, labels = loss_problem(homework_seed + 9, dtype=np.float32)
     logits *= 30  # large logits: a softmax without the max subtracted overflows
     loss, dlogits = call_loss(masked_cross_entropy, logits, labels)
     as_array("dlogits", dlogits, dtype=np.float32)
@@ -176,12 +176,13 @@ def test_float32_in_float32_out(submission):
 
 
 @task3
-def test_training_with_your_loss(submission):
+def test_training_with_your_loss(submission, homework_seed):
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    logits, labels = loss_problem(1)
+    logits, labels = loss_problem(homework_seed + 1)
     loss, dlogits = call_loss(masked_cross_entropy, logits, labels)
     mistake = diagnose_loss(loss, logits, labels) or diagnose_grad(dlogits, logits, labels)
     if mistake:
         fail(mistake)
-    expect_same_curve("your masked_cross_entropy", student_losses(submission, loss_fn=Student("masked_cross_entropy")),
-                      reference_losses())
+    expect_same_curve("your masked_cross_entropy",
+                      student_losses(submission, homework_seed, loss_fn=Student("masked_cross_entropy")),
+                      reference_losses(homework_seed))

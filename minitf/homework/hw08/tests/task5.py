@@ -5,14 +5,8 @@ import numpy as np
 import pytest
 
 from minitf.data import Batch
-from minitf.homework.asserts import (
-    as_array,
-    as_float,
-    close,
-    expect_close,
-    expect_equal_ids,
-    fail,
-)
+from minitf.homework.asserts import (as_array, as_float, close, expect_close, expect_equal_ids, fail, returned_arg,
+                                     same_array)
 from minitf.homework.wire import Student
 from minitf.optim import Adam
 from minitf.training import evaluate, sequence_metrics, train_step
@@ -27,7 +21,7 @@ task5 = pytest.mark.hw08_task5
 # Task 8.5 -- free-running decoding and exposure bias
 # =====================================================================================
 @pytest.fixture(scope="module")
-def reverse_model():
+def reverse_model(homework_seed):
     """A tiny model trained part-way on 'reverse': good teacher-forced, worse free-running."""
     task = tiny_task("reverse")
     model = tiny_model(task, seed=0)
@@ -36,7 +30,7 @@ def reverse_model():
     for _ in range(150):
         train_step(model, next(batches), opt, lr=1e-2, clip_norm=1.0)
     model.eval()
-    batch = task.batch(task.dataset(48, seed=10_000))
+    batch = task.batch(task.dataset(48, seed=homework_seed + 10_000))
     T = batch.labels.shape[1]
     metrics = evaluate(model, batch, max_len=T)  # teacher-forced accuracy
     # free-running accuracy as the task defines it: <eos> repeated after a row's end
@@ -66,7 +60,7 @@ def check_generated(out, src_ids, max_len):
 def call_decode(fn, model, src_ids, max_len):
     src_before = src_ids.copy()
     out = fn(model, src_ids, START, EOS, max_len)
-    if not np.array_equal(src_ids, src_before):
+    if not same_array(returned_arg(fn, 1), src_before):
         fail("free_running_decode changed src_ids in place")
     return check_generated(out, src_ids, max_len)
 
@@ -101,14 +95,17 @@ def test_free_running_decode_feeds_its_own_outputs(submission, reverse_model):
     # the student's decoder runs in the student's process, which records what it feeds the model
     out = submission.run("decode_and_record", model, src, START, EOS, max_len, Student("free_running_decode"))
     generated, inputs = out
-    check_generated(generated, src, max_len)
+    generated = check_generated(generated, src, max_len)
+    fed = [p for p in inputs if isinstance(p, np.ndarray) and p.ndim == 2 and p.shape[0] == src.shape[0]]
+    if not fed or max(p.shape[1] for p in fed) < generated.shape[1]:
+        fail(f"free_running_decode generated {generated.shape[1]} tokens per row but fed the model's decoder at most "
+             f"{max((p.shape[1] for p in fed), default=0)} positions: every generated token must come from the "
+             f"model, run on the prefix generated so far")
     params = set(submission.parameters("free_running_decode"))
     if params & LABEL_LIKE:
         fail(f"free_running_decode takes {sorted(params & LABEL_LIKE)}: generation has no target to read; "
              f"keep the signature (model, src_ids, start_id, eos_id, max_len)")
-    for prefix in inputs:
-        if not isinstance(prefix, np.ndarray) or prefix.ndim != 2 or prefix.shape[0] != src.shape[0]:
-            continue
+    for prefix in fed:
         if not (prefix[:, 0] == START).all():
             fail(f"the decoder's first input must be the start token {START}; it was fed {prefix[:, 0].tolist()}")
         logits, _ = model.forward(src, prefix)  # (B, t, V) computed here, from what was fed
