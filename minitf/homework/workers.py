@@ -26,6 +26,7 @@ import signal
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -89,6 +90,19 @@ _BWRAP = ("bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap
           "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
 
 
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _python_paths() -> list[str]:
+    """The folders of this Python installation and its virtual environment, outermost first."""
+    paths = sysconfig.get_paths()
+    found = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+                                           paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"])
+             if p and os.path.isdir(p)}
+    return sorted(p for p in found if not any(q != p and _inside(p, q) for q in found))
+
+
 class Worker:
     """One student process for one task of one submission (started on first use, restarted
     after a crash or a time-out).
@@ -128,8 +142,10 @@ class Worker:
             config["minitf_copy"] = str(copy)
             env["PYTHONPATH"] = str(copy)
             work = str(self.dir)
+            # the Python installation back where an empty /tmp covered it (a clone with its .venv under /tmp)
+            python = [p for path in _python_paths() if _inside(path, "/tmp") for p in ("--ro-bind", path, path)]
             hide = [p for path in [str(package), *self.hidden] for p in ("--tmpfs", path)]
-            command = [*_BWRAP, *hide, "--bind", work, work, "--chdir", work, "--", *command]
+            command = [*_BWRAP, *python, *hide, "--bind", work, work, "--chdir", work, "--", *command]
         self.proc = subprocess.Popen([*command, json.dumps(config)],
                                      cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(r_child, w_child), start_new_session=True)
