@@ -110,6 +110,7 @@ def task_result(result, number):
 
 
 def graded(path, tasks=None, **kwargs):
+    kwargs.setdefault("isolation", "bwrap" if BWRAP else "process")
     return grade("hw08", path, tasks=tasks, instructor=INSTRUCTOR, **kwargs)
 
 
@@ -492,6 +493,27 @@ def test_sqlite_writes_nothing_outside(hostile_file):
     assert result.score == 0 and not any(p.exists() for p in targets)
 
 
+def test_hidden_tests_insist_on_bubblewrap_unless_process_is_named(monkeypatch):
+    import minitf.homework.workers as workers
+
+    monkeypatch.setattr(workers.shutil, "which", lambda name: None)  # as on a machine without bwrap
+    assert resolve_isolation("auto") == "process"
+    with pytest.raises(RuntimeError, match=r"bubblewrap .* \(the instructor files need it\)"):
+        resolve_isolation("auto", needs_boundary=True)
+    with pytest.raises(RuntimeError, match="bubblewrap"):
+        resolve_isolation("bwrap")
+    assert resolve_isolation("process", needs_boundary=True) == "process"
+
+
+def test_a_grader_that_cannot_run_its_tests_raises_instead_of_scoring_zero(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", "/nonexistent")  # harmless; the broken part is the plugin below
+    import minitf.homework.grader as grader
+
+    monkeypatch.setattr(grader.sys, "executable", "/bin/false")  # the grader's pytest cannot even start
+    with pytest.raises(RuntimeError, match="the grader's own test run failed"):
+        grade("hw08", REFERENCE, tasks=[1], isolation="process")
+
+
 def test_every_run_draws_its_own_problems():
     first = grade("hw08", REFERENCE, tasks=[1])
     second = grade("hw08", REFERENCE, tasks=[1])
@@ -592,8 +614,12 @@ def _gradescope(tmp_path, bundle: Path, student_file: Path) -> dict:
     shutil.copytree(bundle, root / "source")
     (root / "submission").mkdir()
     shutil.copyfile(student_file, root / "submission" / HW08.filename)
-    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], env={**os.environ,
-                          "AUTOGRADER_ROOT": str(root)}, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root),  # this Python first, as the image's would be
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    if not BWRAP:
+        env["MINITF_ISOLATION"] = "process"
+    proc = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     return json.loads((root / "results" / "results.json").read_text())
 

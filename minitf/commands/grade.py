@@ -32,6 +32,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test-timeout", type=float, default=None, metavar="SECONDS",
                    help="time limit for one call into the submission (default: 60)")
     p.add_argument("--json", action="store_true", help="print the results JSON instead of the table")
+    p.add_argument("--isolation", choices=("auto", "bwrap", "process"), default="auto",
+                   help="run the submission inside bubblewrap, or in an ordinary process (default: auto: "
+                        "bubblewrap where installed; required with the instructor files unless 'process' is named)")
 
 
 # the grader's argument names -> this command's flags, for messages
@@ -62,7 +65,7 @@ def run(args) -> int:
     try:
         hw = get_homework(args.homework)
         result = grade(hw.name, args.submission, reference=args.reference, tasks=args.tasks,
-                       instructor=args.instructor,
+                       instructor=args.instructor, isolation=args.isolation,
                        task_timeout=TASK_TIMEOUT if args.timeout is None else args.timeout,
                        test_timeout=CALL_TIMEOUT if args.test_timeout is None else args.test_timeout)
     except (ValueError, FileNotFoundError, RuntimeError) as e:

@@ -14,10 +14,13 @@
 Gradescope unpacks the zip into ``/autograder/source``, puts the student's files in
 ``/autograder/submission`` and reads ``/autograder/results/results.json``.
 ``run_autograder`` honours ``$AUTOGRADER_ROOT`` instead of ``/autograder``, which is how
-the bundle is tested.
+the bundle is tested.  It runs the student's code inside bubblewrap and fails (a non-zero
+exit, which Gradescope shows) where it cannot; ``MINITF_ISOLATION=process`` in the
+autograder's environment grades without it, for a container that cannot run bwrap.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -29,9 +32,9 @@ SETUP = """\
 # Gradescope runs this once, in /autograder/source, when the autograder image is built.
 set -euo pipefail
 cd "$(dirname "$0")"
-# bubblewrap: the student's code runs inside it (the grader falls back to an ordinary process,
-# and says so in its output, where bwrap is missing or cannot run)
-apt-get update -qq && apt-get install -y -qq bubblewrap || echo "bubblewrap not installed"
+# bubblewrap: the student's code runs inside it (run_autograder fails without it, unless
+# MINITF_ISOLATION=process is set)
+apt-get update -qq && apt-get install -y -qq bubblewrap
 python3 -m pip install ./minitf
 """
 
@@ -98,7 +101,10 @@ def run(homework: str, root) -> int:
                f"{', '.join(f.name for f in files) or 'no Python file'}")
         results.write_text(json.dumps({"score": 0.0, "output": why}, indent=2) + "\n", encoding="utf-8")
         return 0
-    result = grade(hw.name, chosen, instructor=root / "source" / "instructor")
+    # bubblewrap, unless the instructor has knowingly set MINITF_ISOLATION=process (a container
+    # that cannot run it): grading fails loudly rather than quietly without the boundary
+    result = grade(hw.name, chosen, instructor=root / "source" / "instructor",
+                   isolation=os.environ.get("MINITF_ISOLATION", "bwrap"))
     result.write_results(results)
     return 0
 

@@ -269,7 +269,15 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
         and for importing the file.
     isolation : "auto", "bwrap" or "process"
         The student's process inside bubblewrap (``"auto"``: where it is installed), or
-        an ordinary process (:mod:`minitf.homework.workers`).
+        an ordinary process (:mod:`minitf.homework.workers`).  With the instructor files,
+        ``"auto"`` insists on bubblewrap: only ``isolation="process"``, asked for by name,
+        runs hidden tests without it (an ordinary process is not a boundary).
+
+    Raises
+    ------
+    RuntimeError
+        When the grader's own test run fails (it never runs the student's code, so this is
+        a broken installation, not a bad submission), or bubblewrap is needed and missing.
     seed : int, optional
         The seed of the test problems; by default a fresh one per run, so that answers
         cannot be recorded beforehand and replayed.
@@ -302,7 +310,7 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
         raise FileNotFoundError(f"submission: expected a Python file, got {str(submission)!r} (no such file)")
     shown = "reference solution" if reference else str(submission)
     hidden = folder / "tests.py" if folder is not None and (folder / "tests.py").is_file() else None
-    isolation = resolve_isolation(isolation)
+    isolation = resolve_isolation(isolation, needs_boundary=hidden is not None)
     seed = secrets.randbelow(2 ** 31) if seed is None else check_int("seed", seed, low=0)
     graded = [t for t in chosen if hidden is not None or not t.autograder_only]
     results = {}
@@ -318,15 +326,18 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
                    "--homework-report", str(report), "--homework-call-timeout", f"{test_timeout:g}",
                    "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}",
                    "--homework-isolation", isolation, "--homework-seed", str(seed)]
-            for path in (folder.parent if folder is not None else None, instructor):  # out of the student's sight
-                if path is not None:
-                    cmd += ["--homework-hide", str(Path(path).resolve())]
+            for secret in (folder.parent if folder is not None else None, instructor):  # out of the student's sight
+                if secret is not None:
+                    cmd += ["--homework-hide", str(Path(secret).resolve())]
             limit = len(graded) * (task_timeout + probe_timeout) + 120
             code = _run(cmd, workdir, limit, log)
             data = _read_json(report)
-            why = (f"the grader's test run did not finish within {limit:g} s" if code is None else
-                   f"the grader's test run ended before it reported anything (exit code {code}); its last "
-                   f"output:\n{_tail(log)}")
+            if code is None or data is None or not data.get("collected"):
+                # the student's code never runs in that process: a run without a report is the grader's own failure
+                how = f"killed after {limit:g} s" if code is None else f"exit code {code}"
+                raise RuntimeError(f"the grader's own test run failed ({how}), so nothing was graded; its last "
+                                   f"output:\n{_tail(log)}")
+            why = f"the grader's test run ended before this test finished (exit code {code})"
             for t in graded:
                 results[t.number] = _task_result(hw, t, data, code, why)
     out = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only") for t in chosen]

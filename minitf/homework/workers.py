@@ -71,8 +71,9 @@ def _env() -> dict:
 ISOLATIONS = ("auto", "bwrap", "process")
 
 
-def resolve_isolation(isolation: str) -> str:
-    """``"auto"`` -> ``"bwrap"`` where bubblewrap is installed and works here, else ``"process"``."""
+def resolve_isolation(isolation: str, needs_boundary: bool = False) -> str:
+    """``"auto"`` -> ``"bwrap"`` where bubblewrap is installed and works here, else ``"process"``;
+    with ``needs_boundary`` (hidden tests, an answer key) ``"auto"`` insists on bubblewrap."""
     if isolation not in ISOLATIONS:
         raise ValueError(f"isolation: expected one of {', '.join(map(repr, ISOLATIONS))}, got {isolation!r}")
     if isolation == "process":
@@ -80,9 +81,11 @@ def resolve_isolation(isolation: str) -> str:
     works = shutil.which("bwrap") is not None and subprocess.run(
         [*_BWRAP, "--", "true"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL).returncode == 0
-    if not works and isolation == "bwrap":
-        raise RuntimeError("isolation: bubblewrap (bwrap) is not installed or cannot run here: apt-get install "
-                           "bubblewrap, or use isolation='process'")
+    if not works and (isolation == "bwrap" or needs_boundary):
+        why = " (the instructor files need it)" if needs_boundary and isolation == "auto" else ""
+        raise RuntimeError(f"isolation: bubblewrap (bwrap) is not installed or cannot run here{why}: apt-get "
+                           f"install bubblewrap, or ask for isolation 'process' by name, knowing that an ordinary "
+                           f"process is no boundary against a hostile submission")
     return "bwrap" if works else "process"
 
 
