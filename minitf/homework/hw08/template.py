@@ -209,8 +209,9 @@ def free_running_decode(model, src_ids, start_id, eos_id, max_len):
     Encode the source once.  Start every row's prefix with ``start_id``; at each step run
     the decoder on the prefix so far, take the argmax of the logits at the *last*
     position, and append it to the prefix: the decoder's next input is its own previous
-    output.  A row is finished once it has produced ``eos_id``; from then on it gets
-    ``eos_id`` again at every step.  Stop after ``max_len`` steps, or as soon as every row
+    output.  A row is finished once it has produced ``eos_id``: nothing more is generated
+    for it, and its later places hold the model's padding id (``model.config.pad_id``), as
+    ``minitf generate`` pads them.  Stop after ``max_len`` steps, or as soon as every row
     has finished.
 
     The model (a ``minitf.models.EncoderDecoder``) offers::
@@ -230,10 +231,11 @@ def free_running_decode(model, src_ids, start_id, eos_id, max_len):
     Returns
     -------
     generated : int64 array (B, T'), T' <= max_len
-        The generated tokens, without the start token; ``eos_id`` after a row's end.
+        The generated tokens, without the start token; the pad id after a row's ``<eos>``.
 
-    Not allowed: ``minitf.training.greedy_decode``, ``minitf.training.evaluate``,
-    ``minitf.decoding.greedy_search`` (and ``sample``, ``beam_search``).
+    Not allowed: ``minitf.training.evaluate``, ``minitf.training.sequence_metrics``,
+    ``minitf.decoding.greedy_search`` (and ``sample``, ``beam_search``, and the loop they
+    share).
     """
     raise NotImplementedError("Task 8.5: free_running_decode is not written yet")
 
@@ -245,7 +247,8 @@ def exposure_bias(model, batch, start_id, eos_id):
       the argmax at every position, and count the real label positions it gets right;
     * free-running accuracy: generate with your :func:`free_running_decode` using
       ``max_len = T`` (the labels' length) and count the real label positions t at which
-      the generated token equals the label.
+      the generated token equals the label (a place after the row's ``<eos>`` holds no
+      generated token, so it never counts).
 
     Both are fractions of the real (not ``IGNORE_INDEX``) label positions.  The gap is
     exposure bias: in training the prefix is always right, in generation it may already

@@ -157,7 +157,7 @@ def free_running_decode(model, src_ids, start_id, eos_id, max_len):
     for _ in range(max_len):
         logits, _ = model.decode(prefix, H_enc, src_mask)  # (B, t, V)
         next_id = logits[:, -1].argmax(axis=-1)  # (B,) the model's own prediction
-        next_id = np.where(done, eos_id, next_id)  # finished rows keep saying <eos>
+        next_id = np.where(done, model.config.pad_id, next_id)  # finished rows: nothing more, padding
         prefix = np.concatenate([prefix, next_id[:, None]], axis=1)  # (B, t+1) fed back next step
         done |= next_id == eos_id
         if done.all():
