@@ -16,7 +16,8 @@ Where things live
 * **Tooling** around the course: ``homework/`` (one folder per assignment, the grader and
   its sandbox), ``bench/`` (benchmarks and process settings), ``cli.py`` and ``commands/``.
 
-Imports point down that list: model code never imports course code or tooling.
+Imports point down that list: model code never imports course code or tooling, with one
+exception: the training loop asks :mod:`minitf.bench.process` to keep freed memory for reuse.
 
 Dimension letters, in every shape comment and docstring
 -------------------------------------------------------

@@ -333,10 +333,9 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
         if tokenizer.vocab_size != getattr(config, name):
             raise ValueError(f"{where}: the tokenizer has {tokenizer.vocab_size} tokens but the model's "
                              f"{name} is {getattr(config, name)}")
-    for name in ("pad_id", "bos_id", "eos_id"):
-        if getattr(tokenizer, name) != getattr(config, name):
-            raise ValueError(f"{where}: the tokenizer's {name[:-3]} id {getattr(tokenizer, name)} differs from "
-                             f"the model's {name} {getattr(config, name)}")
+    mismatch = config.special_id_mismatch(tokenizer)
+    if mismatch:
+        raise ValueError(f"{where}: {mismatch}")
     model = EncoderDecoder(config)
     copy_params_into(model.parameters(), ckpt.params, what=where)  # ValueError naming missing / mis-shaped
     model.eval()

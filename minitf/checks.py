@@ -140,7 +140,14 @@ def check_choice(name: str, value, choices: Sequence):
 
     ``check_choice("activation", a, ACTIVATIONS)`` -> "activation: expected one of 'relu', 'gelu', got 'tanh'".
     """
-    if not any(isinstance(value, type(c)) and value == c for c in choices):
+    def same_kind(c) -> bool:  # True is not 1, np.int64(1) is; a string is a string
+        if isinstance(c, bool):
+            return isinstance(value, (bool, np.bool_))
+        if isinstance(c, int):
+            return _is_int(value)
+        return isinstance(value, type(c))
+
+    if not any(same_kind(c) and value == c for c in choices):
         raise ValueError(f"{name}: expected one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from .checks import check_choice, check_int, check_number
+from .data import CharTokenizer
 from .layers.activations import ACTIVATIONS
 from .layers.positional import KINDS as POSITIONAL_KINDS
 from .module import DTYPES
@@ -31,10 +34,10 @@ class ModelConfig:
     share_embeddings: bool = False  # one embedding table for source and target (needs equal V)
     tie_output: bool = False  # W_U = W_E^T of the target embedding
     scale_embeddings: bool = True  # multiply embeddings by sqrt(D), as Vaswani et al.
-    pad_id: int = 0  # the padding token: masked as a key; its lookup gives its embedding row no gradient
+    pad_id: int = CharTokenizer.pad_id  # (0) the padding token: masked as a key; its lookup gives its embedding row no gradient
     #                  (with tie_output the head still trains that row, as in PyTorch)
-    bos_id: int = 1  # the decoder's start token, fed at position 0 (Hugging Face's decoder_start_token_id)
-    eos_id: int = 2  # the token that ends an output: decoding stops there
+    bos_id: int = CharTokenizer.bos_id  # (1) the decoder's start token, fed at position 0 (Hugging Face's decoder_start_token_id)
+    eos_id: int = CharTokenizer.eos_id  # (2) the token that ends an output: decoding stops there
     causal: bool = True  # decoder self-attention under the causal mask.  False lets position t see the
     #                      decoder inputs after it -- label leakage (Lesson 8, section 2), never for real use
     layer_norm_eps: float = 1e-5
@@ -53,19 +56,30 @@ class ModelConfig:
         check_choice("positional", self.positional, POSITIONAL_KINDS)
         check_choice("dtype", self.dtype, DTYPES)
         for name in ("norm_first", "share_embeddings", "tie_output", "scale_embeddings", "causal"):
-            check_choice(name, getattr(self, name), (True, False))
+            value = getattr(self, name)
+            setattr(self, name, check_choice(name, bool(value) if isinstance(value, np.bool_) else value, (True, False)))
         if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
             raise ValueError(
                 f"share_embeddings: needs src_vocab_size == tgt_vocab_size, got "
                 f"{self.src_vocab_size} and {self.tgt_vocab_size}")
-        check_int("pad_id", self.pad_id, 0, min(self.src_vocab_size, self.tgt_vocab_size) - 1)
+        hint = "a token id of both vocabularies; the defaults are minitf's tokenizer's"
+        check_int("pad_id", self.pad_id, 0, min(self.src_vocab_size, self.tgt_vocab_size) - 1, hint=hint)
         for name in ("bos_id", "eos_id"):
-            check_int(name, getattr(self, name), 0, self.tgt_vocab_size - 1)
+            check_int(name, getattr(self, name), 0, self.tgt_vocab_size - 1,
+                      hint="a target token id; the defaults are minitf's tokenizer's")
 
     @property
     def d_head(self) -> int:
         """Dh = D / H"""
         return self.d_model // self.n_heads
+
+    def special_id_mismatch(self, tokenizer) -> str:
+        """Empty when ``tokenizer``'s pad, start and end ids are this config's (the batches are
+        built with the tokenizer's, decoding uses the config's); else what differs, as a message
+        fragment."""
+        return "; ".join(f"the tokenizer's {name[:-3]} id {getattr(tokenizer, name)} differs from the model's "
+                         f"{name} {getattr(self, name)}"
+                         for name in ("pad_id", "bos_id", "eos_id") if getattr(tokenizer, name) != getattr(self, name))
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -137,7 +137,7 @@ class CharTokenizer:
 
     def id_to_token(self, i: int) -> str:
         """The token string of id ``i`` (a character, or a special like ``<eos>``)."""
-        return self._id_to_token[check_int("i", i, 0, self.vocab_size - 1)]
+        return self._id_to_token[check_int("i", i, 0, self.vocab_size - 1, hint="a token id")]
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -210,7 +210,8 @@ def shift_right(labels, start_id: int, pad_id: int) -> np.ndarray:
     decoder_input_ids : array (B, T), same dtype as ``labels``
     """
     labels = _check_labels(labels)
-    start_id, pad_id = check_int("start_id", start_id, low=0), check_int("pad_id", pad_id, low=0)
+    start_id = check_int("start_id", start_id, low=0, hint="a token id")
+    pad_id = check_int("pad_id", pad_id, low=0, hint="a token id")
 
     out = np.empty_like(labels)  # (B, T), a new array: labels stays untouched
     out[:, 1:] = labels[:, :-1]  # (B, T-1)
@@ -298,7 +299,8 @@ def make_batch(sources: Sequence[Sequence[int]], targets: Sequence[Sequence[int]
         ``input_ids`` (B, S), ``labels`` (B, T) with ``IGNORE_INDEX`` on padding, and
         ``decoder_input_ids`` (B, T) = ``shift_right(labels, start_id, pad_id)``; all int64.
     """
-    pad_id, start_id = check_int("pad_id", pad_id, low=0), check_int("start_id", start_id, low=0)
+    pad_id = check_int("pad_id", pad_id, low=0, hint="a token id")
+    start_id = check_int("start_id", start_id, low=0, hint="a token id")
     if isinstance(sources, (str, np.ndarray)) or isinstance(targets, (str, np.ndarray)):
         raise TypeError("sources, targets: expected lists of id sequences, got "
                         f"{type(sources).__name__} and {type(targets).__name__}")

@@ -41,7 +41,8 @@ def _check_betas(betas) -> tuple[float, float]:
         b1, b2 = betas
     except (TypeError, ValueError):
         raise ValueError(f"betas: expected a pair (beta1, beta2), got {betas!r}") from None
-    return check_number("beta1", b1, 0, 1, high_open=True), check_number("beta2", b2, 0, 1, high_open=True)
+    return (check_number("betas[0]", b1, 0, 1, high_open=True, hint="beta1"),
+            check_number("betas[1]", b2, 0, 1, high_open=True, hint="beta2"))
 
 
 def _check_grads(grads, params: Mapping[str, np.ndarray]) -> None:

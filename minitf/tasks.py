@@ -278,7 +278,7 @@ class DatesTask(Task):
 
     def __init__(self, min_year: int = 1900, max_year: int = 2099):
         for arg, value in (("min_year", min_year), ("max_year", max_year)):
-            check_int(arg, value, 1000, 9999)  # a four-digit year
+            check_int(arg, value, 1000, 9999, hint="a four-digit year")
         if max_year < min_year:
             raise ValueError(f"max_year: expected max_year >= min_year = {min_year}, got {max_year}")
         self.min_year, self.max_year = int(min_year), int(max_year)

@@ -66,6 +66,7 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without torch
     raise ImportError("PyTorch is not installed; pip install 'minitf[torch]'") from e
 
+from .checks import check_instance
 from .config import ModelConfig
 from .layers import sinusoidal_table
 from .models import EncoderDecoder
@@ -245,7 +246,8 @@ class TorchEncoderDecoder(nn.Module):
         src_ids, tgt_ids = torch.as_tensor(np.asarray(src_ids)), torch.as_tensor(np.asarray(decoder_input_ids))
         T = tgt_ids.shape[1]
         src_pad = src_ids == c.pad_id  # (B, S) True = padding: blocked as a key
-        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T) True = future
+        # (T, T) True = future; no mask for a model built with causal=False (Lesson 8's leak)
+        causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1) if c.causal else None
         x = self._input(src_ids, self.src_embed, self.src_pos, self.src_dropout)  # (B, S, D)
         y = self._input(tgt_ids, self.tgt_embed, self.tgt_pos, self.tgt_dropout)  # (B, T, D)
         with _no_fast_path():
@@ -256,17 +258,14 @@ class TorchEncoderDecoder(nn.Module):
 
 # ---- moving weights and gradients ------------------------------------------------------------
 def _check_pair(torch_module, model) -> None:
-    if not isinstance(model, EncoderDecoder):
-        raise TypeError(f"model: expected a minitf EncoderDecoder, got {type(model).__name__}")
-    if not isinstance(torch_module, nn.Module):
-        raise TypeError(f"torch_module: expected a torch.nn.Module (from to_torch), got {type(torch_module).__name__}")
+    check_instance("model", model, EncoderDecoder, "a minitf EncoderDecoder")
+    check_instance("torch_module", torch_module, nn.Module, "a torch.nn.Module (from to_torch)")
 
 
 def to_torch(model: EncoderDecoder) -> TorchEncoderDecoder:
     """A :class:`TorchEncoderDecoder` holding copies of ``model``'s weights, in the model's
     dtype and train/eval mode.  Every torch parameter is written, every element once."""
-    if not isinstance(model, EncoderDecoder):
-        raise TypeError(f"model: expected a minitf EncoderDecoder, got {type(model).__name__}")
+    check_instance("model", model, EncoderDecoder, "a minitf EncoderDecoder")
     c = model.config
     if c.n_encoder_layers < 1 or c.n_decoder_layers < 1:
         raise ValueError(f"model: expected at least one encoder and one decoder layer (torch.nn.Transformer "

@@ -109,7 +109,8 @@ def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
     ``free_running_exact_match``, ``free_running_token_accuracy`` and, for inspection,
     ``predictions`` (B, T') of the free-running run: greedy decoding by
     :func:`minitf.decoding.greedy_search` (the decoder ``minitf generate`` uses), at most
-    ``max_len`` tokens (default: the target length + 2), ``<pad>`` after a row's ``<eos>``.
+    ``max_len`` tokens (default: the target length + 2, within the model's ``max_len``),
+    ``<pad>`` after a row's ``<eos>``.
     The start and end tokens are the model's (``config.bos_id``, ``config.eos_id``).
     """
     with model.evaluating():
@@ -119,7 +120,8 @@ def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
         out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
         if isinstance(model, EncoderDecoder):
             T = batch.labels.shape[1]
-            limit = max_len or min(T + 2, model.config.max_len)  # a little room past the target
+            limit = min(T + 2, model.config.max_len) if max_len is None else check_int(
+                "max_len", max_len, 1, model.config.max_len, hint="its upper end is the model's max_len")
             pred = greedy_search(model, batch.input_ids, max_new_tokens=limit).sequences  # (B, <= limit)
             m = sequence_metrics(pred, batch.labels, model.config.eos_id)
             out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
@@ -218,14 +220,6 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
 
 
-def _check_special_ids(config: ModelConfig, tokenizer) -> None:
-    """The batches are built with the tokenizer's ids, decoding uses the config's: they must agree."""
-    for name in ("pad_id", "bos_id", "eos_id"):
-        if getattr(tokenizer, name) != getattr(config, name):
-            raise ValueError(f"model: expected config.{name} = the task tokenizer's {name} "
-                             f"{getattr(tokenizer, name)}, got {getattr(config, name)}")
-
-
 def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=()) -> History:
     """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
     a fixed set (:func:`eval_pairs`).  ``callback(step, history)`` is called after each
@@ -244,7 +238,9 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     # (Task.batches checks the items: pairs instead of source texts are refused there)
     batches = task.batches(cfg.batch_size, rng, exclude=[s for s, _ in evaluation] + list(held_out))
     eval_batch = task.batch(evaluation)
-    _check_special_ids(model.config, task.tokenizer)
+    mismatch = model.config.special_id_mismatch(task.tokenizer)  # batches use the tokenizer's ids, decoding the model's
+    if mismatch:
+        raise ValueError(f"model: expected the special ids of the task's tokenizer; {mismatch}")
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)
     hist = History()

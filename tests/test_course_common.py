@@ -105,7 +105,7 @@ def test_grad_norm_reads_the_modules_gradients(task):
 
 
 def test_checks_name_the_argument():
-    with pytest.raises(TypeError, match="model: expected an EncoderDecoder, got str"):
+    with pytest.raises(TypeError, match="model: expected a minitf EncoderDecoder, got str"):
         common.check_model("m")
     with pytest.raises(TypeError, match="batch: expected a minitf.data.Batch, got tuple"):
         common.check_batch((1, 2))

@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..checkpoint import copy_params_into
 from ..checks import check_instance, check_int
 from ..config import ModelConfig
 from ..data import Batch
@@ -114,9 +115,7 @@ def copy_model(model: EncoderDecoder, **config_changes) -> EncoderDecoder:
     The changes must keep every parameter's shape."""
     check_model(model)
     twin = EncoderDecoder(model.config.replace(**config_changes))
-    source = model.parameters()
-    for name, p in twin.parameters().items():
-        p[...] = source[name]
+    copy_params_into(twin.parameters(), model.parameters(), what="model")  # names and shapes checked
     return twin
 
 
@@ -138,7 +137,7 @@ def grad_norm(module) -> float:
 
 # ---- argument checks -----------------------------------------------------------------------------------
 def check_model(model) -> None:
-    check_instance("model", model, EncoderDecoder, "an EncoderDecoder")
+    check_instance("model", model, EncoderDecoder, "a minitf EncoderDecoder")
 
 
 def check_batch(batch) -> None:

@@ -74,6 +74,7 @@ def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id
                                ("eos_id", eos_id, f"None (never stop early) or {MODEL!r} (the model's eos_id)")):
         if value is None and name == "eos_id":
             continue
+        # not check_int: the message must offer the alternatives to a token id
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < c.tgt_vocab_size:
             raise ValueError(f"{name}: expected a token id in [0, {c.tgt_vocab_size}) or {other}, got {value!r}")
     src_ids = np.asarray(src_ids)

@@ -161,6 +161,9 @@ def get_homework(name) -> Homework:
     if isinstance(name, Homework):
         return name
     known = homeworks()
+    if not known:
+        raise ValueError(f"homework: no homework is registered (entry points '{ENTRY_POINT_GROUP}'): install "
+                         f"minitf (pip install -e .), got {name!r}")
     if name not in known:
         raise ValueError(f"homework: expected one of {', '.join(map(repr, known))}, got {name!r}")
     return known[name]

@@ -16,6 +16,12 @@ from ..layers.linear import affine_backward
 
 
 # ---- the target side: embedding, positions, decoder blocks, final norm, head ----------------
+def embedding_std(c: ModelConfig) -> float:
+    """The embeddings' initial standard deviation: 1/sqrt(D) when they are scaled by sqrt(D)
+    (so that sqrt(D) * N(0, 1/D) = N(0, 1)), else 1."""
+    return c.d_model ** -0.5 if c.scale_embeddings else 1.0
+
+
 def add_decoder_side(model, c: ModelConfig, rng: np.random.Generator, cross_attention: bool,
                      tgt_embed: Embedding | None = None) -> None:
     """Give ``model`` its target side, in this order (parameter names and the draws from
@@ -25,9 +31,8 @@ def add_decoder_side(model, c: ModelConfig, rng: np.random.Generator, cross_atte
     The encoder-decoder's blocks have cross-attention; the decoder-only model's do not.
     """
     D, dt = c.d_model, model.dtype
-    emb_std = D ** -0.5 if c.scale_embeddings else 1.0  # sqrt(D) * N(0, 1/D) = N(0, 1)
     model.tgt_embed = tgt_embed if tgt_embed is not None else \
-        Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
+        Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=embedding_std(c), rng=rng, dtype=dt)
     model.tgt_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
     model.tgt_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
     model.decoder_layers = [

@@ -21,8 +21,8 @@ from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
 from ..masks import causal_mask, key_padding_mask
 from ..module import Module
 from ..layers.linear import affine_forward
-from .common import (DecoderCache, add_decoder_side, cache_nbytes, head_backward, head_weight, input_backward,
-                     input_forward)
+from .common import (DecoderCache, add_decoder_side, cache_nbytes, embedding_std, head_backward, head_weight,
+                     input_backward, input_forward)
 
 
 class EncoderCache(NamedTuple):
@@ -37,7 +37,7 @@ class EncoderDecoderCache(NamedTuple):
 
 
 class EncoderDecoderGrads(NamedTuple):
-    """What ``backward`` hands back besides the parameter gradients (for diagnostics)."""
+    """What ``backward`` hands back besides the parameter gradients (for inspection: Lesson 8, section 4)."""
     dH_dec: np.ndarray  # (B, T, D) dL/dH_dec, the gradient entering the decoder from W_U
     dH_enc: np.ndarray  # (B, S, D) dL/dH_enc, the sum of the shares below
     dH_enc_shares: list  # L_dec arrays (B, S, D): decoder block l's cross-attention share
@@ -59,9 +59,8 @@ class EncoderDecoder(Module):
         self.config = c
         rng = np.random.default_rng(c.seed)
         D, dt = c.d_model, self.dtype
-        emb_std = D ** -0.5 if c.scale_embeddings else 1.0  # sqrt(D) * N(0, 1/D) = N(0, 1)
         # source side
-        self.src_embed = Embedding(c.src_vocab_size, D, c.pad_id, init_std=emb_std, rng=rng, dtype=dt)
+        self.src_embed = Embedding(c.src_vocab_size, D, c.pad_id, init_std=embedding_std(c), rng=rng, dtype=dt)
         self.src_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
         self.src_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
         self.encoder_layers = [EncoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first,

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from minitf.data import IGNORE_INDEX
+from minitf.data import IGNORE_INDEX, CharTokenizer
 from minitf.decoding import greedy_search
 from minitf.homework.asserts import as_float, fail
 from minitf.homework.hw08 import runs
@@ -19,7 +19,7 @@ from minitf.models import EncoderDecoder
 from minitf.tasks import get_task
 from minitf.training import default_model_config
 
-START, PAD, EOS = 1, 0, 2  # the ids of <bos>, <pad> and <eos> in minitf's CharTokenizer
+START, PAD, EOS = CharTokenizer.bos_id, CharTokenizer.pad_id, CharTokenizer.eos_id  # the tasks' tokenizer's
 
 
 def greedy_reference(model, src_ids, max_len):
