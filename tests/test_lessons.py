@@ -12,6 +12,26 @@ import pytest
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 
 SECTIONS = {
+    "02-attention-from-scratch.ipynb": [
+        "Queries, keys and values",
+        "Scaled dot-product attention",
+        "The softmax and its backward",
+        "The attention backward, line by line",
+        "Many heads",
+    ],
+    "03-the-causal-mask.ipynb": [
+        "Why a decoder must not see the future",
+        "Masking before the softmax",
+        "Padding masks and fully-masked rows",
+        "The mask in the backward",
+    ],
+    "04-cross-attention.ipynb": [
+        "Queries from the decoder, keys and values from the encoder",
+        "No causal mask, only source padding",
+        "What the decoder looks at",
+        "Keys and values computed once per layer",
+        "The gradient through cross-attention",
+    ],
     "08-training-teacher-forcing.ipynb": [
         "The tension: autoregression vs. parallel training",
         "Shifted inputs and the causal mask, working together",

@@ -26,6 +26,9 @@ from ..checks import check_int
 
 FIGURE_MODULES: tuple[str, ...] = (
     "minitf.figures.key",  # the key itself (course-wide)
+    "minitf.figures.lesson02",  # Lesson 2: attention from scratch
+    "minitf.figures.lesson03",  # Lesson 3: the causal mask
+    "minitf.figures.lesson04",  # Lesson 4: cross-attention
     "minitf.figures.lesson08",  # Lesson 8: teacher forcing and the loss
     "minitf.figures.lesson09",  # Lesson 9: inference
 )
