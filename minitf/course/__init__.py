@@ -15,6 +15,9 @@ A lesson's code lives in four places, each with its own job:
 ======  ==========================================  ============================================
 lesson  experiments                                 figures
 ======  ==========================================  ============================================
+2       :mod:`~minitf.course.lesson02`              :mod:`minitf.figures.lesson02`
+3       :mod:`~minitf.course.lesson03`              :mod:`minitf.figures.lesson03`
+4       :mod:`~minitf.course.lesson04`              :mod:`minitf.figures.lesson04`
 8       :mod:`~minitf.course.lesson08` (set-up,     :mod:`minitf.figures.lesson08`
         reference run, sections 1-2), with
         :mod:`~minitf.course.lesson08_loss`
