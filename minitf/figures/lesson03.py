@@ -3,12 +3,15 @@
 * ``l03_mask`` (sections 2-3): the causal mask, the key padding mask and the attention
   weights they leave, on :func:`minitf.course.lesson03.padded_example`'s left-padded
   sequence, computed by minitf's own attention.
+* ``l03_before_after`` (section 2): the same causal scores masked two ways -- added before
+  the softmax, or a 0/1 factor after it -- with each row's sum, from
+  :func:`minitf.course.lesson03.after_softmax_mistake`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..course.lesson03 import PAD_ID, padded_example
+from ..course.lesson03 import PAD_ID, after_softmax_mistake, padded_example
 from ..data import SPECIAL_TOKENS
 from .key import KEY, NEUTRAL
 from .registry import register
@@ -92,4 +95,43 @@ def mask_and_weights(seed: int = 0):
                         Patch(label=padding.label + " (key is <pad>)", **padding.fill())],
                loc="lower center", ncol=3, bbox_to_anchor=(0.5, 0.0), handlelength=1.6, fontsize=8.5)
     assert ids[0] == PAD_ID  # the picture's story needs the left padding
+    return fig
+
+
+@register("l03_before_after", lesson=3, title="The causal mask before the softmax, or a 0/1 mask after it")
+def before_after(seed: int = 0):
+    """The weights of :func:`~minitf.course.lesson03.after_softmax_mistake` (same random
+    scores, T = 5): left, ``softmax(scores + causal mask)``; right, ``softmax(scores) * keep``.
+    Blocked cells hatched (*masked position*), allowed cells tinted by their weight, each
+    row's sum written at its end.  ``seed``: the random Q, K, V."""
+    from matplotlib.patches import Patch
+
+    from .draw import new_figure
+
+    m = after_softmax_mistake(seed)
+    T = m.right.shape[-1]
+    blocked = np.triu(np.ones((T, T), bool), k=1)  # key s after query t
+    dec, masked = KEY["decoder"], KEY["masked"]
+
+    fig = new_figure(9.4, 4.9)
+    panels = (("(a) softmax(scores + mask)", m.right),
+              ("(b) softmax(scores) \u00d7 keep (0/1)", m.wrong))
+    for i, (title, A) in enumerate(panels):
+        ax = fig.add_axes((0.06 + 0.48 * i, 0.15, 0.33, 0.58))
+        cells = [[(masked.fill(), None) if blocked[t, s] else
+                  (dec.fill(tint=0.08 + 0.72 * float(A[t, s])), f"{A[t, s]:.2f}") for s in range(T)]
+                 for t in range(T)]
+        _grid(ax, cells, [""] * T, title)
+        ax.set_xticks(range(T), [str(s) for s in range(T)], fontsize=8.5)
+        ax.set_yticks(range(T), [str(t) for t in range(T)], fontsize=8.5)
+        ax.text(T - 0.3, -0.62, "row sum", ha="left", va="bottom", fontsize=8.5, style="italic")
+        for t, total in enumerate(A.sum(axis=-1)):
+            ax.text(T - 0.3, t, f"{total:.3f}", ha="left", va="center", fontsize=8.5,
+                    fontweight="normal" if np.isclose(total, 1.0) else "bold")
+
+    fig.text(0.005, 0.985, "The same scores, masked before the softmax (rows sum to 1) "
+                           "or after it (rows sum to less than 1)", fontsize=11, fontweight="bold", va="top")
+    fig.legend(handles=[Patch(label="may attend (decoder self-attention); tint = weight", **dec.fill()),
+                        Patch(label=masked.label + " (key after the query): weight 0", **masked.fill())],
+               loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0), handlelength=1.6, fontsize=8.5)
     return fig

@@ -9,6 +9,10 @@ figure                       what it is computed from
                              (:func:`~minitf.course.lesson04.alignment_example`), the known
                              alignment n-1-t marked, and each head's argmax match over the
                              200 held-out pairs (:func:`~minitf.course.lesson04.alignment_scores`)
+``l04_shares``               dL/dH_enc of the teacher-forced loss on the four pairs of §5
+                             (``run.eval_pairs[:4]``) and each decoder block's share of it
+                             (:func:`~minitf.course.lesson04.gradient_shares`), per source
+                             position
 ===========================  ==================================================================
 
 This module imports matplotlib only inside the functions that draw.
@@ -17,11 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..course.lesson04 import alignment_example, alignment_scores, lesson4_run
+from ..course.lesson04 import alignment_example, alignment_scores, gradient_shares, lesson4_run
 from .key import KEY, NEUTRAL
 from .registry import register
 
-__all__ = ["alignment"]
+__all__ = ["alignment", "shares"]
 
 
 @register("l04_alignment", lesson=4, title="What the decoder looks at: cross-attention against the known alignment")
@@ -71,4 +75,66 @@ def alignment(seed: int = 0):
                handles=fig.axes[0].get_legend_handles_labels()[0],
                labels=[f"known alignment (reverse: target t reads source n\u22121\u2212t); "
                        f"source \u201c{ex.source}\u201d \u2192 \u201c{ex.target}\u201d"])
+    return fig
+
+
+@register("l04_shares", lesson=4, title="Where dL/dH_enc comes from: each decoder block's share, per source position")
+def shares(seed: int = 0):
+    """dL/dH_enc of the lesson's trained model on the four pairs of section 5, one panel per
+    pair, one bar per source position s.  The bar's total height is |dL/dH_enc[s]| (the
+    norm over D, marked by the dashed line); it is split into each decoder block's share
+    projected on that direction, share_l[s] . u[s] with u[s] = dL/dH_enc[s] / |dL/dH_enc[s]|,
+    so the parts add up to the total exactly (norms would not: |a + b| < |a| + |b|).  A part
+    below zero is a share that points against the total.  Padded positions get no gradient."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    from .draw import new_figure
+
+    run = lesson4_run(seed)
+    pairs = run.eval_pairs[:4]
+    g = gradient_shares(run, pairs)
+    B, S, _ = g.dH_enc.shape
+    L = len(g.shares)
+    total = np.linalg.norm(g.dH_enc, axis=-1)  # (B, S)
+    u = g.dH_enc / np.where(total > 0, total, 1.0)[..., None]  # (B, S, D) unit directions (0 on padding)
+    parts = np.stack([(sh * u).sum(-1) for sh in g.shares])  # (L, B, S), sums to total over L
+    ca, grad, enc, pad, ink = KEY["cross_attention"], KEY["gradient"], KEY["encoder"], KEY["padding"], NEUTRAL["ink"]
+    tints = [0.3 + 0.7 * l / max(1, L - 1) for l in range(L)]  # block 1 light ... last block solid
+    top = float(total.max()) * 1.12
+    bottom = min(0.0, float(np.where(parts < 0, parts, 0.0).sum(0).min()) * 1.4)
+    fig = new_figure(10.5, 6.2)
+    x = np.arange(S)
+    for b, (src, tgt) in enumerate(pairs):
+        ax = fig.add_axes((0.07 + (b % 2) * 0.48, 0.09 + (1 - b // 2) * 0.42, 0.40, 0.30))
+        n = len(src)
+        if n < S:
+            ax.axvspan(n - 0.5, S - 0.5, **pad.fill(), linewidth=0.8)
+        up, down = np.zeros(S), np.zeros(S)
+        for l in range(L):
+            v = parts[l, b]
+            base = np.where(v >= 0, up, down)
+            ax.bar(x, v, bottom=base, width=0.7, linewidth=0.8, **ca.fill(tints[l]))
+            up, down = np.where(v >= 0, up + v, up), np.where(v < 0, down + v, down)
+        ax.hlines(total[b, :n], x[:n] - 0.42, x[:n] + 0.42, linewidth=1.6, **grad.arrow())
+        ax.axhline(0.0, color=ink, linewidth=0.6)
+        ax.set_xlim(-0.5, S - 0.5)
+        ax.set_ylim(bottom, top)
+        ax.set_xticks(x, list(src) + ["pad"] * (S - n))
+        ax.tick_params(labelsize=8.5, length=0)
+        for tick in ax.get_xticklabels()[:n]:
+            tick.set_color(enc.color)
+        norms = ", ".join(f"block {l + 1} {np.linalg.norm(g.shares[l][b]):.3f}" for l in range(L))
+        ax.set_title(f"\u201c{src}\u201d \u2192 \u201c{tgt}\u201d\n|share| over the pair: {norms}", fontsize=9,
+                     color=ink)
+        if b % 2 == 0:
+            ax.set_ylabel("along dL/dH_enc[s]", fontsize=8.5)
+        if b // 2 == 1:
+            ax.set_xlabel("source position s of H_enc (encoder output)", fontsize=8.5, color=enc.color)
+    handles = [Patch(**ca.fill(tints[l]), linewidth=0.8, label=f"decoder block {l + 1}\u2019s share "
+                     f"(its cross-attention\u2019s dx_kv)") for l in range(L)]
+    handles += [Line2D([], [], linewidth=1.6, label="|dL/dH_enc[s]|: the total gradient", **grad.line()),
+                Patch(**pad.fill(), linewidth=0.8, label="padding: no gradient")]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=8.5,
+               ncol=2)
     return fig
