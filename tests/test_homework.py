@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -28,90 +29,19 @@ from minitf.homework.grader import grade
 from minitf.homework.submission import scan_source
 from minitf.homework.workers import resolve_isolation
 
-REPO = Path(__file__).resolve().parents[1]
-INSTRUCTOR = REPO / "tests" / "instructor"
-SUBMISSIONS = Path(__file__).resolve().parent / "homework_submissions"
-HOSTILE = SUBMISSIONS / "hostile"
+from homework_tools import (BWRAP, HOSTILE, INSTRUCTOR, REPO, SUBMISSIONS, build_submission, expect_caught,  # noqa: F401
+                            answer_key, hostile_file, reference_path, requires_bwrap,
+                            submission_file, task_result)
+import homework_tools
+
 HW08 = get_homework("hw08")
+
+
+def graded(path, tasks=None, homework: str = "hw08", **kwargs):
+    """Grade ``path`` as homework 8 (the grader's own defences are tested on it)."""
+    return homework_tools.graded(path, tasks, homework=homework, **kwargs)
 REFERENCE = INSTRUCTOR / "hw08" / "reference.py"
 KEY = json.loads((INSTRUCTOR / "hw08" / "key.json").read_text(encoding="utf-8"))
-
-
-# ---- building a submission from a patch on the reference (or on the blank template) ----------------------
-def build_submission(snippet, dest, base: str | None = None) -> Path:
-    """``base`` (the reference solution's text by default) with the snippet's functions (and
-    assignments) put in place of those of the same name; the snippet's other statements are
-    appended."""
-    reference = REFERENCE.read_text(encoding="utf-8") if base is None else base
-    patch = Path(snippet).read_text(encoding="utf-8")
-    ref_lines = reference.splitlines(keepends=True)
-    patch_lines = patch.splitlines(keepends=True)
-
-    def span(node, lines):
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
-        return start, node.end_lineno, "".join(lines[start:node.end_lineno])
-
-    def key(node):
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            return node.name
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            return "=" + node.targets[0].id
-        return None
-
-    ref_nodes = {key(n): n for n in ast.parse(reference).body if key(n)}
-    replacements, appended = {}, []
-    body = ast.parse(patch).body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]  # the snippet's docstring
-    for node in body:
-        k = key(node)
-        if k in ref_nodes:
-            replacements[k] = span(node, patch_lines)[2]
-        else:
-            appended.append(span(node, patch_lines)[2])
-    out, pos = [], 0
-    for k, node in sorted(((k, n) for k, n in ref_nodes.items() if k in replacements), key=lambda kn: kn[1].lineno):
-        start, end, _ = span(node, ref_lines)
-        out.append("".join(ref_lines[pos:start]))
-        out.append(replacements[k])
-        pos = end
-    out.append("".join(ref_lines[pos:]))
-    text = "".join(out) + "\n\n# ---- patch ----\n" + "\n".join(appended)
-    dest = Path(dest)
-    dest.write_text(text, encoding="utf-8")
-    return dest
-
-
-@pytest.fixture
-def submission_file(tmp_path):
-    def make(name: str) -> Path:
-        return build_submission(SUBMISSIONS / f"{name}.py", tmp_path / f"{name}.py")
-
-    return make
-
-
-@pytest.fixture
-def hostile_file(tmp_path):
-    """A hostile snippet patched into the blank template: whatever it scores, it stole."""
-    def make(name: str) -> Path:
-        return build_submission(HOSTILE / f"{name}.py", tmp_path / f"{name}.py", base=HW08.render_template())
-
-    return make
-
-
-BWRAP = resolve_isolation("auto") == "bwrap"
-requires_bwrap = pytest.mark.skipif(not BWRAP, reason="needs bubblewrap (apt-get install bubblewrap): the student's "
-                                                      "process is isolated by the operating system only inside bwrap")
-
-
-def task_result(result, number):
-    (t,) = [t for t in result.tasks if t.task.number == number]
-    return t
-
-
-def graded(path, tasks=None, **kwargs):
-    kwargs.setdefault("isolation", "bwrap" if BWRAP else "process")
-    return grade("hw08", path, tasks=tasks, instructor=INSTRUCTOR, **kwargs)
 
 
 # ---- the files agree with each other -------------------------------------------------------------------
@@ -122,54 +52,82 @@ def _top_level_names(text: str) -> set[str]:
     return names
 
 
+EXPECTED_HOMEWORKS = ["hw02", "hw03", "hw04", "hw08"]
+ALL = pytest.mark.parametrize("hw", [get_homework(n) for n in sorted(homeworks())], ids=lambda hw: hw.name)
+
+
 def test_homeworks_are_registered_by_entry_point():
-    assert list(homeworks()) == ["hw08"]
+    assert list(homeworks()) == EXPECTED_HOMEWORKS
     assert HW08.template_path.is_file() and len(HW08.test_files) == 5
     with pytest.raises(ValueError, match="hw08"):
-        get_homework("hw01")
+        get_homework("hw99")
 
 
-def test_template_and_reference_define_every_task_name():
-    for text in (HW08.render_template(), REFERENCE.read_text(encoding="utf-8")):
-        missing = {f for t in HW08.tasks for f in t.functions} - _top_level_names(text)
+@ALL
+def test_template_and_reference_define_every_task_name(hw):
+    for text in (hw.render_template(), reference_path(hw.name).read_text(encoding="utf-8")):
+        missing = {f for t in hw.tasks for f in t.functions} - _top_level_names(text)
         assert not missing, f"lacks {sorted(missing)}"
 
 
-def test_template_stubs_raise_not_implemented_naming_their_task():
+@ALL
+def test_template_stubs_raise_not_implemented_naming_their_task(hw):
     ns: dict = {}
-    exec(compile(HW08.render_template(), "template", "exec"), ns)
-    for task in HW08.tasks:
+    exec(compile(hw.render_template(), "template", "exec"), ns)
+    for task in hw.tasks:
         for name in task.functions:
             if name == "ANSWERS":
-                assert ns["ANSWERS"] == {q: None for q in HW08.questions}
+                assert ns["ANSWERS"] == {q: None for q in hw.questions}
                 continue
             n_args = ns[name].__code__.co_argcount - len(ns[name].__defaults__ or ())
-            with pytest.raises(NotImplementedError, match=rf"^Task 8\.{task.number}: "):
+            with pytest.raises(NotImplementedError, match=rf"^Task {hw.lesson}\.{task.number}: "):
                 ns[name](*([None] * n_args))
 
 
-def test_questions_are_written_once_and_the_key_is_kept_apart():
-    questions = HW08.questions
+@ALL
+def test_questions_are_written_once_and_the_key_is_kept_apart(hw):
+    questions = hw.questions
+    reference, hidden = reference_path(hw.name), INSTRUCTOR / hw.name / "tests.py"
     # the questions: in questions.py only (the template gets them when it is handed out)
-    for path in (HW08.template_path, *HW08.test_files, REFERENCE, INSTRUCTOR / "hw08" / "tests.py"):
-        text = path.read_text(encoding="utf-8")
-        assert "during training with teacher forcing" not in text.lower(), path
-    assert questions["8.6.1"]["question"] in HW08.render_template().replace("\n#        ", " ").replace("# 8.6.1  ", "")
+    for path in (hw.template_path, *hw.test_files, reference, hidden):
+        text = " ".join(path.read_text(encoding="utf-8").split()).lower()
+        for q in questions.values():
+            assert " ".join(q["question"].split()).lower() not in text, path
+    rendered = " ".join(hw.render_template().replace("#", " ").split())
+    for q in questions.values():
+        assert " ".join(q["question"].split()) in rendered
     # the key: in the instructor folder only, agreeing with the questions and the reference
+    key = answer_key(hw.name)
     ns: dict = {}
-    exec(compile(REFERENCE.read_text(encoding="utf-8"), str(REFERENCE), "exec"), ns)
-    assert set(KEY["answers"]) == set(questions) == set(ns["ANSWERS"])
-    for q, entry in KEY["answers"].items():
+    exec(compile(reference.read_text(encoding="utf-8"), str(reference), "exec"), ns)
+    assert set(key["answers"]) == set(questions) == set(ns["ANSWERS"])
+    for q, entry in key["answers"].items():
         assert ns["ANSWERS"][q] == entry["answer"] and entry["answer"] in questions[q]["options"]
         assert set(entry["why_not"]) == set(questions[q]["options"]) - {entry["answer"]}, q
         assert entry["explanation"]
-    for path in HW08.directory.rglob("*.py"):
+    for path in hw.directory.rglob("*.py"):
         assert '"answer"' not in path.read_text(encoding="utf-8"), path
 
 
-def test_homework_files_are_not_collected_by_default():
-    for path in [*HW08.directory.rglob("*.py"), INSTRUCTOR / "hw08" / "tests.py", *SUBMISSIONS.rglob("*.py")]:
+@ALL
+def test_homework_files_are_not_collected_by_default(hw):
+    for path in [*hw.directory.rglob("*.py"), INSTRUCTOR / hw.name / "tests.py", *SUBMISSIONS.rglob("*.py")]:
         assert not path.name.startswith("test_") and not path.stem.endswith("_test"), path
+
+
+@ALL
+def test_every_task_has_its_classic_mistakes(hw):
+    """Each homework has at least 8 honest mistakes, and every task a student codes is the
+    target of at least one of them (listed in its ``test_homework_hwNN.py``)."""
+    if hw.name == "hw08":
+        mistakes = CLASSIC_MISTAKES
+    else:
+        mistakes = importlib.import_module(f"test_homework_{hw.name}").CLASSIC_MISTAKES
+    assert len(mistakes) >= 8
+    for name, number, _ in mistakes:
+        assert name.startswith(hw.name + "_") and (SUBMISSIONS / f"{name}.py").is_file(), name
+    coded = {t.number for t in hw.tasks if not t.autograder_only}
+    assert coded <= {number for _, number, _ in mistakes}
 
 
 # ---- the static scan -------------------------------------------------------------------------------------
@@ -208,30 +166,33 @@ def test_scan_does_not_flag_a_mere_string():
     assert scan_source("def f():\n    print('minitf.homework is the grader')\n", HW08) == {}
 
 
-def test_scan_passes_the_template_and_the_reference():
-    for text in (HW08.render_template(), REFERENCE.read_text(encoding="utf-8")):
-        assert scan_source(text, HW08) == {}
+@ALL
+def test_scan_passes_the_template_and_the_reference(hw):
+    for text in (hw.render_template(), reference_path(hw.name).read_text(encoding="utf-8")):
+        assert scan_source(text, hw) == {}
 
 
 # ---- whole runs ----------------------------------------------------------------------------------------------
-def test_reference_scores_full_marks():
+@ALL
+def test_reference_scores_full_marks(hw):
     t0 = time.perf_counter()
-    result = grade("hw08", reference=True, instructor=INSTRUCTOR)
+    result = grade(hw.name, reference=True, instructor=INSTRUCTOR)
     seconds = time.perf_counter() - t0
-    assert [t.task.number for t in result.tasks] == [1, 2, 3, 4, 5, 6]
+    assert [t.task.number for t in result.tasks] == [t.number for t in hw.tasks]
     for t in result.tasks:
         assert t.ok and t.score == t.max_score and t.passed == t.total > 0, (t.label, t.status, t.message)
     assert result.score == result.max_score == 100.0
     assert result.all_passed
-    print(f"grading the reference, all six tasks: {seconds:.1f} s")
+    print(f"grading the {hw.name} reference, all {len(hw.tasks)} tasks: {seconds:.1f} s")
 
 
-def test_blank_template_scores_zero_on_every_task(tmp_path):
-    path = new_homework("hw08", tmp_path)
-    result = graded(path)
+@ALL
+def test_blank_template_scores_zero_on_every_task(hw, tmp_path):
+    path = new_homework(hw.name, tmp_path)
+    result = graded(path, homework=hw.name)
     for t in result.tasks:
         assert t.score == 0 and t.status == "failed" and t.passed == 0 and t.total > 0, (t.label, t.status)
-        assert f"Task 8.{t.task.number}" in t.message or "not answered yet" in t.message, t.message
+        assert f"Task {hw.lesson}.{t.task.number}" in t.message or "not answered yet" in t.message, t.message
     assert result.score == 0
 
 
@@ -260,12 +221,7 @@ CLASSIC_MISTAKES = [
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])
 def test_classic_mistake_fails_its_task(submission_file, name, number, phrase):
-    result = graded(submission_file(name), tasks=[number])
-    t = task_result(result, number)
-    assert t.status == "failed" and t.score < t.max_score, (t.status, t.score)
-    assert phrase in t.message, t.message
-    failing = [x for x in t.tests if x["outcome"] != "passed"]
-    assert failing and all(x["message"] for x in failing)
+    expect_caught(graded(submission_file(name), tasks=[number]), number, phrase)
 
 
 def test_mask_seeing_next_is_called_label_leakage(submission_file):
@@ -549,7 +505,7 @@ def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
     (["hw08", "MISSING"], "no such file"),
     (["hw08"], "expected a submission file (or --reference)"),
     (["hw08", "x.py", "--reference"], "not both"),
-    (["hw99", "--reference"], "homework: expected one of 'hw08'"),
+    (["hw99", "--reference"], "homework: expected one of 'hw02', 'hw03', 'hw04', 'hw08'"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--timeout", "-5"],
      "--timeout: expected a positive finite number (seconds), got -5.0"),

@@ -131,3 +131,28 @@ def same_array(a, b) -> bool:
     """``a`` and ``b`` are arrays of the same shape, dtype and entries (NaN equal to NaN)."""
     return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype
             and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")))
+
+
+def check_concept_answer(submission, question: str, key: dict, questions: dict, record_property) -> None:
+    """One question of a concept check (the hidden tests' only job): ``ANSWERS[question]``
+    against ``key`` (the instructor's ``key.json``).  A wrong answer is told where to look
+    (the question's ``section``); the reasoning behind the right answer is shown once the
+    answer is right, or for every answer once ``key["settings"]["explain_wrong_answers"]`` is
+    set (after the deadline).  The key stays in the grader's process."""
+    answers = submission.value("ANSWERS")
+    example = next(iter(sorted(questions)), "1.1.1")
+    if not isinstance(answers, dict):
+        fail(f"ANSWERS: expected a dict like {{{example!r}: 'b', ...}}, received {type(answers).__name__}")
+    given = answers.get(question)
+    if given is None:
+        fail(f"question {question} is not answered yet: set ANSWERS[{question!r}] to one letter, 'a' to 'd'")
+    letter = str(given).strip().strip("()").strip().lower()
+    entry = key["answers"][question]
+    if letter not in questions[question]["options"]:
+        fail(f"question {question}: expected one letter 'a' to 'd', received {given!r}")
+    if letter != entry["answer"]:
+        if key["settings"]["explain_wrong_answers"]:
+            fail(f"question {question}: ({letter}) is not right: {entry['why_not'].get(letter, '')}. "
+                 f"{entry['explanation']}")
+        fail(f"question {question}: ({letter}) is not right yet; re-read {questions[question]['section']}")
+    record_property("note", f"{question} ({letter}) is right: {entry['explanation']}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from minitf.homework import get_homework
-from minitf.homework.asserts import fail
+from minitf.homework.asserts import check_concept_answer
 
 HOMEWORK = "hw08"
 KEY = json.loads((Path(__file__).resolve().parent / "key.json").read_text(encoding="utf-8"))
@@ -24,19 +24,4 @@ QUESTIONS = get_homework(HOMEWORK).questions
 @pytest.mark.hw08_task6
 @pytest.mark.parametrize("question", sorted(KEY["answers"]))
 def test_concept_check(submission, question, record_property):
-    answers = submission.value("ANSWERS")
-    if not isinstance(answers, dict):
-        fail(f"ANSWERS: expected a dict like {{'8.6.1': 'b', ...}}, received {type(answers).__name__}")
-    given = answers.get(question)
-    if given is None:
-        fail(f"question {question} is not answered yet: set ANSWERS[{question!r}] to one letter, 'a' to 'd'")
-    letter = str(given).strip().strip("()").strip().lower()
-    entry = KEY["answers"][question]
-    if letter not in QUESTIONS[question]["options"]:
-        fail(f"question {question}: expected one letter 'a' to 'd', received {given!r}")
-    if letter != entry["answer"]:
-        if KEY["settings"]["explain_wrong_answers"]:
-            fail(f"question {question}: ({letter}) is not right: {entry['why_not'].get(letter, '')}. "
-                 f"{entry['explanation']}")
-        fail(f"question {question}: ({letter}) is not right yet; re-read {QUESTIONS[question]['section']}")
-    record_property("note", f"{question} ({letter}) is right: {entry['explanation']}")
+    check_concept_answer(submission, question, KEY, QUESTIONS, record_property)
