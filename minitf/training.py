@@ -146,7 +146,7 @@ class TrainConfig:
     eval_every: int = 250  # steps between evaluations (0 = only at the end)
     eval_size: int = 256  # examples in the fixed evaluation set
     seed: int = 0  # data order
-    progress: bool = True  # show a tqdm bar
+    progress: bool = True  # show a tqdm bar (on a terminal only: tqdm turns it off for logs and pipes)
 
     def __post_init__(self):
         for name, low in (("steps", 1), ("batch_size", 1), ("eval_size", 1), ("warmup", 0), ("eval_every", 0),
@@ -247,7 +247,8 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see minitf.bench.process)
     model.train()
     t0 = time.perf_counter()
-    bar = tqdm(range(1, cfg.steps + 1), disable=not cfg.progress, desc="train", unit="step", leave=False)
+    bar = tqdm(range(1, cfg.steps + 1), disable=None if cfg.progress else True,  # None: off when not a terminal
+               desc="train", unit="step", leave=False)
     for step in bar:
         try:
             out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing)

@@ -107,6 +107,9 @@ def test_unknown_characters_are_read_as_unk_with_a_warning(ckpt, capsys):
     (["--sample", "--top-p", "1.5"], "--top-p: expected a finite number in (0, 1]"),
     (["--sample", "--top-p", "0"], "--top-p: expected a finite number in (0, 1]"),
     (["--sample", "--temperature", "0"], "--temperature: expected a positive finite number, got 0.0"),
+    (["--sample", "--temperature", "0"], "for greedy decoding, leave out --sample"),
+    (["--beams", "100000"], "--beams: expected at most the vocabulary size"),
+    (["--beams", "10000000000"], "--beams: expected at most the vocabulary size"),
     (["--sample", "--top-k", "-2"], "--top-k: expected a non-negative integer"),
     (["--max-len", "0"], "--max-len: expected an integer in [1, 16] (its upper end is the model's max_len), got 0"),
     (["--max-len", "17"], "--max-len: expected an integer in [1, 16] (its upper end is the model's max_len), got 17"),
@@ -147,3 +150,13 @@ def test_missing_and_incompatible_checkpoints(tmp_path, capsys):
     not_a_ckpt.write_text("hello")
     code, _, err = run(capsys, "--checkpoint", str(not_a_ckpt), "--input", "abc")
     assert code == 2 and "not a minitf checkpoint" in err
+
+
+def test_beams_up_to_the_vocabulary_size_are_accepted(ckpt, capsys):
+    from minitf.checkpoint import load_model
+
+    V = load_model(ckpt)[0].config.tgt_vocab_size
+    code, _, err = run(capsys, "--checkpoint", ckpt, "--input", "ab", "--beams", str(V + 1), "--max-len", "2")
+    assert code == 2 and f"at most the vocabulary size {V}, got {V + 1}" in err
+    code, out, _ = run(capsys, "--checkpoint", ckpt, "--input", "ab", "--beams", str(V), "--max-len", "2")
+    assert code == 0 and f"beam search: {V} beams" in out

@@ -4,7 +4,6 @@ they hold no model code of their own; and each runs top to bottom (executed here
 nbclient, Jupyter's own notebook runner; skipped, saying why, where the test tools are not
 installed)."""
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -80,6 +79,16 @@ def test_committed_without_outputs(name):
 
 
 @pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_slide_metadata_gives_a_slide_per_section(name):
+    from minitf.course.index import slide_types
+
+    cells = _cells(name)
+    found = [c.get("metadata", {}).get("slideshow", {}).get("slide_type") for c in cells]
+    assert found == slide_types(cells), f"{name}: slide metadata out of date; run minitf lessons --tag-slides"
+    assert found.count("slide") == len(SECTIONS[name]) + 1  # the title and each section
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
 def test_notebooks_import_minitf_and_define_no_model_code(name):
     code = "\n".join("".join(c["source"]) for c in _cells(name) if c["cell_type"] == "code")
     assert "minitf" in code
@@ -90,12 +99,10 @@ def test_notebooks_import_minitf_and_define_no_model_code(name):
 @pytest.mark.parametrize("name", sorted(SECTIONS))
 def test_notebook_runs_top_to_bottom(name):
     why = "executing the notebooks needs the test tools: pip install -e '.[test]'"
-    nbformat = pytest.importorskip("nbformat", reason=why)
-    nbclient = pytest.importorskip("nbclient", reason=why)
+    pytest.importorskip("nbformat", reason=why)
+    pytest.importorskip("nbclient", reason=why)
+    from minitf.commands.lessons import execute
+
     _cells(name)  # skips outside the repository
-    notebook = nbformat.read(LESSONS / name, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(LESSONS)}})
-    t0 = time.perf_counter()
-    client.execute()  # raises CellExecutionError, with the cell and its traceback, if a cell fails
-    print(f"{name}: ran top to bottom in {time.perf_counter() - t0:.1f} s")
+    _, seconds = execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+    print(f"{name}: ran top to bottom in {seconds:.1f} s")

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     written: list[Path] = []
-    with tqdm(specs, desc="figures", unit="fig", file=sys.stderr) as bar:
+    with tqdm(specs, desc="figures", unit="fig", file=sys.stderr, disable=None) as bar:  # off unless a terminal
         for spec in bar:
             bar.set_postfix_str(spec.name)
             try:

@@ -50,6 +50,9 @@ def _check_args(args) -> None:
                      if getattr(args, n) is not None]
     if sampling_opts and not args.sample:
         raise _UsageError(f"{', '.join(sampling_opts)}: only used with --sample")
+    if args.temperature is not None and not args.temperature > 0:
+        raise _UsageError(f"--temperature: expected a positive finite number, got {args.temperature}; temperature 0 "
+                          f"would be the argmax: for greedy decoding, leave out --sample")
     if args.seed is not None and args.seed < 0:
         raise _UsageError(f"--seed: expected a non-negative integer, got {args.seed}")
     if args.beams is None and (args.length_penalty != 1.0 or args.gnmt):
@@ -91,6 +94,10 @@ def run(args: argparse.Namespace) -> int:
             model, tokenizer = load_model(args.checkpoint)
         except (OSError, ValueError, TypeError) as e:
             raise _UsageError(f"--checkpoint: {e}") from None
+        V = model.config.tgt_vocab_size
+        if args.beams is not None and args.beams > V:
+            # each beam keeps a distinct continuation: more beams than tokens buys nothing but memory
+            raise _UsageError(f"--beams: expected at most the vocabulary size {V}, got {args.beams}")
         src_ids = _source_ids(tokenizer, args.input, model.config.max_len)
         # start and end tokens: the model's own (load_model checked the tokenizer agrees)
         common = dict(max_new_tokens=args.max_len, no_repeat_ngram_size=args.no_repeat_ngram, trace=args.trace)

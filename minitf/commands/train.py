@@ -22,13 +22,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--heads", type=int, default=4, help="attention heads H (default: 4)")
     p.add_argument("--layers", type=int, default=2, help="encoder and decoder layers each (default: 2)")
     p.add_argument("--post-ln", action="store_true", help="post-LN blocks instead of pre-LN")
-    p.add_argument("--dropout", type=float, default=0.0)
+    p.add_argument("--dropout", type=float, default=0.0, help="dropout rate in [0, 1) on every sub-layer")
     p.add_argument("--seed", type=int, default=0, help="initialisation and data seed")
-    p.add_argument("--eval-every", type=int, default=None, help="steps between evaluations")
+    p.add_argument("--eval-every", type=int, default=None, help="steps between evaluations; 0: only at the end (default: 250)")
     p.add_argument("--samples", type=int, default=5, help="predictions to print at the end")
     p.add_argument("--save", metavar="FILE", help="write a checkpoint (.npz) at the end")
     p.add_argument("--metrics-out", metavar="FILE", help="write the final metrics as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
 
 
 # ModelConfig / TrainConfig field -> this command's flag, for messages
