@@ -431,3 +431,45 @@ def test_rendering_never_imports_pyplot(tmp_path):
             f"for s in registry.all_figures(): render.render_figure(s, {str(tmp_path)!r}, ['svg', 'png'])\n"
             "assert 'matplotlib.pyplot' not in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+# ---- the key under colour-vision deficiencies ---------------------------------------------------------
+def _distances_under_cvd(names):
+    """{(a, b): the smallest CAM02-UCS distance between meanings a and b under normal vision
+    and full deuteranomaly, protanomaly and tritanomaly (colorspacious's simulation)}."""
+    colorspacious = pytest.importorskip("colorspacious", reason="the colour-vision check needs colorspacious "
+                                                                "(pip install -e '.[test]')")
+    import itertools
+
+    cvd = [None] + [{"name": "sRGB1+CVD", "cvd_type": t, "severity": 100}
+                    for t in ("deuteranomaly", "protanomaly", "tritanomaly")]
+    seen = {}
+    for name in names:
+        rgb = np.array(KEY[name].rgb) / 255
+        seen[name] = [colorspacious.cspace_convert(
+            rgb if space is None else np.clip(colorspacious.cspace_convert(rgb, space, "sRGB1"), 0, 1),
+            "sRGB1", "CAM02-UCS") for space in cvd]
+    return {(a, b): min(float(np.linalg.norm(x - y)) for x, y in zip(seen[a], seen[b]))
+            for a, b in itertools.combinations(names, 2)}
+
+
+def test_the_model_parts_stay_apart_for_colour_blind_viewers_and_on_a_projector():
+    parts = ["encoder", "decoder", "cross_attention", "loss"]
+    distances = _distances_under_cvd(parts)
+    worst = min(distances, key=distances.get)
+    assert distances[worst] >= 17, f"{worst} only {distances[worst]:.1f} apart (CAM02-UCS) under some vision"
+    # four different hues, not tints of one: hue angles at least 50 degrees apart
+    import colorsys
+
+    hues = {p: 360 * colorsys.rgb_to_hls(*(np.array(KEY[p].rgb) / 255))[0] for p in parts}
+    for a, b in distances:
+        gap = abs(hues[a] - hues[b])
+        assert min(gap, 360 - gap) >= 50, f"{a} and {b} are neighbouring hues ({hues[a]:.0f} vs {hues[b]:.0f} deg)"
+
+
+def test_every_chromatic_meaning_stays_apart_under_colour_vision_deficiencies():
+    chromatic = [n for n, m in KEY.items() if len(set(m.rgb)) > 1]  # the greys are told apart by hatch
+    assert len(chromatic) == 9
+    distances = _distances_under_cvd(chromatic)
+    worst = min(distances, key=distances.get)
+    assert distances[worst] >= 12, f"{worst} only {distances[worst]:.1f} apart (CAM02-UCS) under some vision"

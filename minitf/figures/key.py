@@ -2,14 +2,18 @@
 
 Every figure of the course draws with these meanings and with nothing else, so a reader
 who has learnt the key once can read any figure: indigo is always the encoder, a dashed
-teal arrow is always a gradient, a grey hatched cell is always a masked position.
+wine-red arrow is always a gradient, a grey hatched cell is always a masked position.
 
 * **One meaning per colour.**  No two meanings share a colour, and no meaning uses a
   neutral (ink, paper, rule).  ``tests/test_figures.py`` checks this, and checks that every
   registered figure uses only these colours (:func:`off_key_colors`).
-* **Colour-blind safe.**  The nine chromatic meanings use Paul Tol's *muted* qualitative
-  scheme, built so its nine colours stay apart under the common colour-vision
-  deficiencies.  The two "absent" meanings (masked position, padding) are greys, told
+* **Colour-blind safe, and apart on a projector.**  The nine chromatic meanings come from
+  Paul Tol's *muted* and *bright* schemes and Okabe & Ito's palette, chosen so that the
+  model's four parts (encoder, decoder, cross-attention, loss) are four different hues --
+  blue, orange, teal, purple -- never neighbouring tints of one.  ``tests/test_figures.py``
+  checks the distances with colorspacious's colour-vision simulation (CAM02-UCS, under
+  normal vision and full deuteranomaly, protanomaly and tritanomaly): at least 17 between
+  any two of the four parts, at least 12 between any two meanings.  The two "absent" meanings (masked position, padding) are greys, told
   apart from each other and from the chromatic colours by their hatch as well.
 * **Tints keep the meaning.**  A meaning colour may be drawn translucent (``alpha``), e.g.
   behind text; :meth:`Meaning.fill` does that with :data:`TINT`.
@@ -132,14 +136,14 @@ _MEANINGS = (
     Meaning("encoder", "encoder", "encoder stack, its states H_enc and its weights",
             "model parts", "#332288", marker="s"),
     Meaning("decoder", "decoder", "decoder stack, its states H_dec, masked self-attention",
-            "model parts", "#CC6677", marker="o"),
+            "model parts", "#E69F00", marker="o"),
     Meaning("cross_attention", "cross-attention", "queries from the decoder, keys and values from H_enc",
-            "model parts", "#AA4499", marker="D"),
+            "model parts", "#44AA99", marker="D"),
     # ---- what flows ----
     Meaning("loss", "loss", "cross-entropy at the decoder's head, loss curves",
-            "signals", "#882255"),
+            "signals", "#AA4499"),
     Meaning("gradient", "gradient flow", "backward pass: p\u0302 \u2212 y and everything it reaches",
-            "signals", "#44AA99", linestyle="--"),
+            "signals", "#882255", linestyle="--"),
     # ---- tokens and positions ----
     Meaning("ground_truth", "ground-truth token", "a token of the target y (labels, teacher-forced inputs)",
             "tokens and positions", "#117733", marker="o"),
@@ -153,7 +157,7 @@ _MEANINGS = (
     Meaning("teacher_forced", "teacher-forced", "decoder fed the true prefix y_<t (training)",
             "decoding regime", "#88CCEE", marker="s"),
     Meaning("free_running", "free-running", "decoder fed its own prefix \u0177_<t (inference)",
-            "decoding regime", "#999933", linestyle="-.", marker="v"),
+            "decoding regime", "#EE6677", linestyle="-.", marker="v"),
 )
 
 KEY: Mapping[str, Meaning] = MappingProxyType({m.name: m for m in _MEANINGS})
