@@ -82,8 +82,9 @@ class Homework:
         return sorted((self.directory / "tests").glob("task*.py"))
 
     @property
-    def runs_module(self) -> str:
-        return f"{self.package}.runs"
+    def runs_module(self) -> str | None:
+        """The module of runs that plug student code into minitf (``runs.py``), if the homework has one."""
+        return f"{self.package}.runs" if (self.directory / "runs.py").is_file() else None
 
     @property
     def questions(self) -> dict:

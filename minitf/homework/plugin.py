@@ -282,6 +282,11 @@ class ReportWriter:
             self._write()
 
     def pytest_collection_finish(self, session):
+        ids = [item.nodeid for item in session.items]
+        shared = sorted({i for i in ids if ids.count(i) > 1})
+        if shared:  # results are recorded by test id: two tests of one name would share one result
+            raise pytest.UsageError(f"homework tests must have distinct names across a homework's modules; "
+                                    f"shared: {', '.join(shared)}")
         self.data["collected"] = [{"nodeid": item.nodeid, "name": item.name, "task": self._task(item)}
                                   for item in session.items]
         self._write()

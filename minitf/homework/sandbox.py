@@ -59,6 +59,9 @@ _BLOCKED_EVENTS = {
 _BLOCKED_IMPORTS = {"ctypes", "_ctypes", "_posixsubprocess", "multiprocessing", "_multiprocessing", "pty",
                     "socket", "_socket", "ssl", "_ssl", "mmap", "_xxsubinterpreters", "_testcapi", "sqlite3",
                     "_sqlite3"}
+# automatic differentiation would write a homework's backward for the student
+_AUTODIFF_IMPORTS = {"torch", "functorch", "jax", "jaxlib", "tensorflow", "autograd", "mxnet", "paddle", "theano",
+                     "tinygrad", "chainer"}
 # events whose first argument is a path that must lie inside the task's directory
 _PATH_EVENTS = {"os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime",
                 "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.rmtree", "os.listxattr"}
@@ -123,6 +126,9 @@ class Guard:
             raise PermissionError(f"{event}: not allowed in a homework submission")
         elif event == "import" and args[0].split(".")[0] in _BLOCKED_IMPORTS:
             raise PermissionError(f"import {args[0]}: not allowed in a homework submission")
+        elif event == "import" and args[0].split(".")[0] in _AUTODIFF_IMPORTS:
+            raise PermissionError(f"import {args[0]}: automatic differentiation is not available to a homework "
+                                  f"submission; the backward is yours to write")
         elif event == "object.__setattr__" and args[1] == "__code__":
             raise PermissionError("replacing a function's code is not allowed in a homework submission")
         elif event in _PATH_EVENTS:
