@@ -22,6 +22,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from tqdm import tqdm
@@ -31,7 +32,8 @@ from .config import ModelConfig
 from .data import IGNORE_INDEX, Batch, shift_right
 from .decoding import greedy_search
 from .loss import cross_entropy
-from .models import DecoderOnly, EncoderDecoder
+from .models import DecoderOnly, EncoderDecoder, EncoderOnly, RNNSeq2Seq
+from .models.encoder_only import mask_tokens
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
 from .bench.process import keep_freed_memory
 from .schedules import SCHEDULES, get_schedule
@@ -53,9 +55,12 @@ def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.nda
         input_ids  s_1 .. s_S  <bos>  y_1 .. y_{T-1}
         labels     -100 .. -100  y_1  y_2 .. y_T
 
-    Only the target part is scored.  Sources are right-padded, so their padding sits
-    inside the sequence, visible to every later position (no mask hides it) -- one of
-    the ways an encoder-decoder handles conditioning more cleanly.
+    Only the target part is scored.  The labels are aligned with the logits (position t
+    is scored on ``labels[t]``), built outside the model as the encoder-decoder's
+    ``labels`` and ``decoder_input_ids`` are; compare :func:`causal_lm_batch`.  Sources are
+    right-padded, so their padding sits inside the sequence: :func:`forward_loss` hides it
+    with :func:`decoder_only_attention_mask` (blocked as a key, skipped by the positions),
+    so each example is scored as if it were alone.
     """
     B, S = batch.input_ids.shape
     tgt_in = shift_right(batch.labels, start_id, pad_id)  # (B, T)  <bos> y_1 .. y_{T-1}
@@ -65,10 +70,103 @@ def decoder_only_batch(batch: Batch, start_id: int, pad_id: int) -> tuple[np.nda
     return input_ids.astype(np.int64), labels
 
 
-def forward_loss(model, batch: Batch, label_smoothing: float = 0.0):
-    """Teacher-forced forward and loss.  Returns ``(loss, dlogits, cache, logits, labels)``."""
+def decoder_only_attention_mask(batch: Batch, pad_id: int) -> np.ndarray:
+    """(B, S + T) bool, the ``attention_mask`` of :func:`decoder_only_batch`'s sequences: False on
+    the source's padding, True elsewhere (the target part is fed <bos> and real tokens; what
+    follows a short target needs no mask, nothing real comes after it)."""
+    return np.concatenate([batch.input_ids != pad_id, np.ones(batch.labels.shape, dtype=bool)], axis=1)
+
+
+class CausalLMBatch(NamedTuple):
+    """A seq2seq batch in Hugging Face's causal-LM layout (:func:`causal_lm_batch`)."""
+    input_ids: np.ndarray  # (B, L) s_1 .. s_S <bos> y_1 .. y_T, right-padded with pad_id
+    attention_mask: np.ndarray  # (B, L) bool, True on real tokens
+    labels: np.ndarray  # (B, L) input_ids, with -100 on the prompt and the padding; NOT shifted
+
+
+def causal_lm_batch(batch: Batch, start_id: int, pad_id: int) -> CausalLMBatch:
+    """Recast a seq2seq batch as Hugging Face trains a decoder-only model: ``labels`` are the
+    input ids themselves, with -100 on the prompt, and the loss shifts them
+    (:func:`causal_lm_loss`).
+
+    Each row is its prompt and its answer, one after the other, right-padded to the
+    longest, L = max(S_b + 1 + T_b)::
+
+        input_ids       s_1 .. s_S  <bos>  y_1 .. y_T      <pad> ..
+        attention_mask  1   .. 1    1      1   .. 1        0     ..
+        labels          -100 ..     -100   y_1 .. y_T      -100  ..
+
+    How it differs from the encoder-decoder's ``decoder_input_ids`` (and from
+    :func:`decoder_only_batch`): there the inputs are the targets shifted right outside the
+    model (``shift_right``: <bos> y_1 .. y_{T-1}) and the labels line up with the logits.
+    Here nothing is shifted outside: the target's last token y_T (``<eos>``) is fed too,
+    its logits predict nothing, and position t is scored on ``labels[t + 1]``.
+    """
+    src_len = (batch.input_ids != pad_id).sum(axis=1)  # (B,) sources are right-padded
+    tgt_len = (batch.labels != IGNORE_INDEX).sum(axis=1)  # (B,) targets too
+    B, L = len(src_len), int((src_len + 1 + tgt_len).max())
+    pos = np.arange(L)[None, :]  # (1, L)
+    in_src = pos < src_len[:, None]  # (B, L)
+    is_start = pos == src_len[:, None]
+    in_tgt = (pos > src_len[:, None]) & (pos <= (src_len + tgt_len)[:, None])
+    input_ids = np.full((B, L), pad_id, dtype=np.int64)
+    # boolean indexing runs row by row, left to right, on both sides: each row's tokens keep their order
+    input_ids[in_src] = batch.input_ids[np.arange(batch.input_ids.shape[1])[None, :] < src_len[:, None]]
+    input_ids[is_start] = start_id
+    input_ids[in_tgt] = batch.labels[batch.labels != IGNORE_INDEX]
+    labels = np.where(in_tgt, input_ids, IGNORE_INDEX)  # (B, L) only the answer is scored
+    return CausalLMBatch(input_ids, in_src | is_start | in_tgt, labels)
+
+
+def shift_labels(labels: np.ndarray) -> np.ndarray:
+    """labels (B, L) -> (B, L): position t gets ``labels[t + 1]``, the last position -100
+    (Hugging Face's causal-LM loss pads the labels with -100 and drops the first)."""
+    shifted = np.full_like(labels, IGNORE_INDEX)  # (B, L)
+    shifted[:, :-1] = labels[:, 1:]  # (B, L-1) what position t must predict is the token at t + 1
+    return shifted
+
+
+def causal_lm_loss(logits: np.ndarray, labels: np.ndarray, label_smoothing: float = 0.0):
+    """Hugging Face's causal-LM loss: the labels are shifted inside, ``logits[:, t]`` scored
+    on ``labels[:, t + 1]``.  logits (B, L, V), labels (B, L) unshifted -> (loss, dlogits (B, L, V));
+    the last position gets zero gradient."""
+    return cross_entropy(logits, shift_labels(labels), label_smoothing=label_smoothing)
+
+
+DECODER_ONLY_FORMATS = ("concat", "causal_lm")
+"""How a decoder-only model reads a seq2seq batch (``TrainConfig.decoder_only_format``):
+``"concat"`` = :func:`decoder_only_batch`, ``"causal_lm"`` = :func:`causal_lm_batch`."""
+
+MASKED_LM_EVAL_SEED = 0
+"""The masking seed of :func:`evaluate` for an encoder-only model: the same blanks at every evaluation."""
+
+
+def forward_loss(model, batch: Batch, label_smoothing: float = 0.0, *, decoder_only_format: str = "concat",
+                 rng=None):
+    """Teacher-forced forward and loss.  Returns ``(loss, dlogits, cache, logits, labels)``,
+    ``labels`` aligned with ``logits`` (position t scored on ``labels[t]``).
+
+    A :class:`DecoderOnly` model reads ``source <bos> target`` as one sequence, laid out as
+    ``decoder_only_format`` says (:data:`DECODER_ONLY_FORMATS`; the source's padding hidden by
+    an attention mask either way).  An :class:`EncoderOnly` model learns to fill in the blanks
+    :func:`~minitf.models.encoder_only.mask_tokens` makes in the sources, drawn with ``rng``.
+    """
+    c = model.config
     if isinstance(model, DecoderOnly):
-        input_ids, labels = decoder_only_batch(batch, model.config.bos_id, model.config.pad_id)
+        check_choice("decoder_only_format", decoder_only_format, DECODER_ONLY_FORMATS)
+        if decoder_only_format == "causal_lm":
+            b = causal_lm_batch(batch, c.bos_id, c.pad_id)
+            logits, cache = model.forward(b.input_ids, b.attention_mask)
+            loss, dlogits = causal_lm_loss(logits, b.labels, label_smoothing)  # the shift happens in here
+            return loss, dlogits, cache, logits, shift_labels(b.labels)
+        input_ids, labels = decoder_only_batch(batch, c.bos_id, c.pad_id)
+        logits, cache = model.forward(input_ids, decoder_only_attention_mask(batch, c.pad_id))
+    elif isinstance(model, EncoderOnly):
+        if rng is None:
+            raise ValueError("rng: expected a np.random.Generator or a seed for an EncoderOnly model's masking, "
+                             "got None")
+        input_ids, labels = mask_tokens(batch.input_ids, rng, mask_id=model.mask_id, vocab_size=c.src_vocab_size,
+                                        special_ids=(c.pad_id, c.bos_id, c.eos_id))
         logits, cache = model.forward(input_ids)
     else:
         labels = batch.labels
@@ -111,17 +209,30 @@ def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
     :func:`minitf.decoding.greedy_search` (the decoder ``minitf generate`` uses), at most
     ``max_len`` tokens (default: the target length + 2, within the model's ``max_len``),
     ``<pad>`` after a row's ``<eos>``.
-    The start and end tokens are the model's (``config.bos_id``, ``config.eos_id``).
+    The start and end tokens are the model's (``config.bos_id``, ``config.eos_id``).  A
+    decoder-only model's prompt takes S of its ``max_len`` positions, so it gets at most
+    ``max_len - S`` tokens.
+
+    An encoder-only model has nothing to generate: it returns ``masked_lm_loss`` and
+    ``masked_token_accuracy`` on the batch's sources, masked with the fixed seed
+    :data:`MASKED_LM_EVAL_SEED`.
     """
     with model.evaluating():
+        if isinstance(model, EncoderOnly):
+            loss, _, _, logits, labels = forward_loss(model, batch, rng=MASKED_LM_EVAL_SEED)
+            real = labels != IGNORE_INDEX
+            return {"masked_lm_loss": loss,
+                    "masked_token_accuracy": float(((logits.argmax(-1) == labels) & real).sum() / real.sum())}
         loss, _, _, logits, labels = forward_loss(model, batch)
         real = labels != IGNORE_INDEX
         tf_acc = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
         out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
-        if isinstance(model, EncoderDecoder):
+        if isinstance(model, (EncoderDecoder, DecoderOnly, RNNSeq2Seq)):
             T = batch.labels.shape[1]
-            limit = min(T + 2, model.config.max_len) if max_len is None else check_int(
-                "max_len", max_len, 1, model.config.max_len, hint="its upper end is the model's max_len")
+            room = model.config.max_len - (batch.input_ids.shape[1] if isinstance(model, DecoderOnly) else 0)
+            limit = min(T + 2, room) if max_len is None else check_int(
+                "max_len", max_len, 1, room, hint="its upper end is the model's max_len (minus the source's "
+                                                  "length for a decoder-only model)")
             pred = greedy_search(model, batch.input_ids, max_new_tokens=limit).sequences  # (B, <= limit)
             m = sequence_metrics(pred, batch.labels, model.config.eos_id)
             out.update(free_running_exact_match=m["exact_match"], free_running_token_accuracy=m["token_accuracy"],
@@ -145,7 +256,8 @@ class TrainConfig:
     label_smoothing: float = 0.0
     eval_every: int = 250  # steps between evaluations (0 = only at the end)
     eval_size: int = 256  # examples in the fixed evaluation set
-    seed: int = 0  # data order
+    seed: int = 0  # data order (and an encoder-only model's masking)
+    decoder_only_format: str = "concat"  # a DecoderOnly model's layout: "concat" or "causal_lm" (Hugging Face's)
     progress: bool = True  # show a tqdm bar (on a terminal only: tqdm turns it off for logs and pipes)
 
     def __post_init__(self):
@@ -159,6 +271,7 @@ class TrainConfig:
         if self.clip_norm is not None:
             check_number("clip_norm", self.clip_norm, 0, None, low_open=True)
         check_number("label_smoothing", self.label_smoothing, 0, 1)
+        check_choice("decoder_only_format", self.decoder_only_format, DECODER_ONLY_FORMATS)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -203,21 +316,25 @@ def eval_pairs(task, cfg: TrainConfig) -> list:
 
 
 def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
-               label_smoothing: float = 0.0) -> dict:
-    """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens``."""
-    loss, dlogits, cache, _, _ = forward_loss(model, batch, label_smoothing)
+               label_smoothing: float = 0.0, *, decoder_only_format: str = "concat", rng=None) -> dict:
+    """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens`` (the scored
+    positions).  ``decoder_only_format`` and ``rng`` as in :func:`forward_loss`."""
+    loss, dlogits, cache, _, labels = forward_loss(model, batch, label_smoothing,
+                                                   decoder_only_format=decoder_only_format, rng=rng)
     if not math.isfinite(loss):
         advice = f"try a lower lr than {lr:g}" + (" or gradient clipping" if not clip_norm else "")
         raise TrainingDiverged(f"loss is {loss}: training stopped before the update ({advice})")
     model.zero_grad()
     model.backward(dlogits, cache)
     grads = model.gradients()
+    if len(optimizer.params) < len(grads):  # parameters left out of the optimizer are frozen (a frozen
+        grads = {name: grads[name] for name in optimizer.params}  # encoder): not clipped, not updated
     norm = clip_grad_norm(grads, clip_norm) if clip_norm else global_grad_norm(grads)
     if not math.isfinite(norm):
         raise TrainingDiverged(f"gradient norm is {norm}: training stopped before the update")
     optimizer.lr = lr
     optimizer.step(grads)
-    return {"loss": loss, "grad_norm": norm, "n_tokens": int((batch.labels != IGNORE_INDEX).sum())}
+    return {"loss": loss, "grad_norm": norm, "n_tokens": int((labels != IGNORE_INDEX).sum())}
 
 
 def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=()) -> History:
@@ -229,9 +346,15 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     the source texts in ``held_out`` (another evaluation set of the caller's).  ``task``
     needs ``batches(batch_size, rng, exclude=...)``, ``batch``, ``dataset`` and
     ``tokenizer`` (:class:`minitf.tasks.Task` has them).
+
+    A decoder-only model reads its batches as ``cfg.decoder_only_format`` says; an
+    encoder-only model is trained to fill in masked tokens of the sources
+    (:func:`forward_loss`), its masking drawn from its own generator (seeded by ``cfg.seed``),
+    so the data order is the same whatever the model.
     """
     cfg = cfg or TrainConfig()
     rng = np.random.default_rng(cfg.seed)
+    masking_rng = np.random.default_rng([cfg.seed, 1])  # an encoder-only model's blanks, apart from the data order
     evaluation = eval_pairs(task, cfg)
     if isinstance(held_out, str):  # list("ab") would hold out "a" and "b", not "ab"
         raise TypeError(f"held_out: expected a collection of source texts, got a single str {held_out!r}")
@@ -251,7 +374,8 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
                desc="train", unit="step", leave=False)
     for step in bar:
         try:
-            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing)
+            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing,
+                             decoder_only_format=cfg.decoder_only_format, rng=masking_rng)
         except TrainingDiverged as e:
             raise TrainingDiverged(f"step {step}: {e}") from None
         hist.step.append(step)

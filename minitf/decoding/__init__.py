@@ -10,6 +10,10 @@ it also holds one :class:`TraceStep` per (step, example): the beams, the candida
 scores and what became of them.  The start and end tokens default to the model's own,
 ``model.config.bos_id`` and ``model.config.eos_id``.
 
+A decoder-only model (:class:`~minitf.models.DecoderOnly`) goes through the same functions:
+its prompt, the source followed by ``<bos>``, is read into its self-attention cache instead
+of an encoder (left-padded, its padding masked and skipped by the positions: see ``cache.py``).
+
 One file per job, each importing only files above it in this list:
 
 * ``_args.py``: the argument checks the others share (private);

@@ -9,23 +9,35 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import check_choice, check_instance, check_int, check_number
+from ..models.decoder_only import DecoderOnly
 from ..models.encoder_decoder import EncoderDecoder
+from ..models.rnn_seq2seq import RNNSeq2Seq
 
 MODEL = "model"  # the default of eos_id: the model's own, model.config.eos_id (None already means "never")
 
 
 # ---- the model and its cache ----------------------------------------------------------------
 def _check_model(model) -> None:
-    check_instance("model", model, EncoderDecoder, "a minitf EncoderDecoder")
+    check_instance("model", model, (EncoderDecoder, DecoderOnly, RNNSeq2Seq),
+                   "a minitf EncoderDecoder, DecoderOnly or RNNSeq2Seq")
 
 
 def _check_cacheable(model) -> None:
     """A KV cache is valid for a causal decoder only: without the causal mask every position
-    would see the ones after it, so a cached key or value would change as tokens arrive."""
-    _check_model(model)
+    would see the ones after it, so a cached key or value would change as tokens arrive.
+    (An RNNSeq2Seq has no KV cache: :func:`start_decoding` hands it its own state.)"""
+    check_instance("model", model, (EncoderDecoder, DecoderOnly), "a minitf EncoderDecoder or DecoderOnly")
     if not model.config.causal:
         raise ValueError("model: expected a causal decoder (config.causal=True) for cached decoding, got "
                          "config.causal=False; decode it without the cache (greedy_search(..., use_cache=False))")
+
+
+def _check_not_recurrent(model) -> None:
+    """Re-running the decoder on the whole prefix (``use_cache=False``) is the transformer's
+    reference path; a recurrent decoder only has its step."""
+    if isinstance(model, RNNSeq2Seq):
+        raise ValueError("use_cache: expected None or True for an RNNSeq2Seq (it decodes step by step from its "
+                         "state), got False")
 
 
 def _check_eval(model) -> None:
@@ -37,6 +49,10 @@ def _check_eval(model) -> None:
 def _check_cache_fits(model, cache) -> None:
     """A cache made for another model would be read wrongly (or cut short by zip): refuse it."""
     c = model.config
+    if isinstance(model, DecoderOnly) != (cache.prompt_pad is not None):
+        made_for = "a DecoderOnly" if cache.prompt_pad is not None else "an EncoderDecoder"
+        raise ValueError(f"cache: expected one made for this {type(model).__name__} (start_decoding(model, src_ids)), "
+                         f"got one made for {made_for}")
     got = (len(cache.layers), cache.layers[0].K_self.shape[1], cache.layers[0].K_self.shape[3]) if cache.layers \
         else (0, c.n_heads, c.d_head)  # no layers: nothing else to compare
     if got != (c.n_decoder_layers, c.n_heads, c.d_head):
@@ -65,8 +81,14 @@ def _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size, start_id
     resolved: ``start_id=None`` is ``model.config.bos_id``, ``eos_id=MODEL`` is ``model.config.eos_id``."""
     _check_model(model)
     c = model.config
-    T_max = c.max_len if max_new_tokens is None else check_int(
-        "max_new_tokens", max_new_tokens, 1, c.max_len, hint="its upper end is the model's max_len")
+    room, hint = c.max_len, "its upper end is the model's max_len"  # the decoder positions there are
+    if isinstance(model, DecoderOnly) and np.ndim(src_ids) == 2:  # its prompt, the source, takes S of them
+        S = np.shape(src_ids)[1]
+        room, hint = c.max_len - S, f"its upper end is the model's max_len={c.max_len} minus the prompt's S={S}"
+        if room < 1:
+            raise ValueError(f"src_ids: expected S < max_len={c.max_len} for a decoder-only model (its prompt and "
+                             f"its output share the max_len positions), got S={S}")
+    T_max = room if max_new_tokens is None else check_int("max_new_tokens", max_new_tokens, 1, room, hint=hint)
     check_int("no_repeat_ngram_size", no_repeat_ngram_size, low=0, hint="0 = off")
     start_id = c.bos_id if start_id is None else start_id
     eos_id = c.eos_id if isinstance(eos_id, str) and eos_id == MODEL else eos_id

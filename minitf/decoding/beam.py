@@ -127,7 +127,7 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
 
     with model.evaluating():
         cache = start_decoding(model, src_ids, group_size=K, max_len=T_max)  # the encoder runs once, here
-        B = cache.src_mask.shape[0]
+        B = src_ids.shape[0]
         N = B * K
         ids = np.full((N, T_max + 1), c.pad_id, dtype=np.int64)  # (N, 1+T_max) each beam's decoder inputs
         ids[:, 0] = start_id

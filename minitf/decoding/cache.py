@@ -20,6 +20,18 @@ Cache layout, per decoder layer (:class:`LayerKV`), in the package's shape lette
 
     K_self, V_self    (N, H, T_max, Dh)  preallocated; step t writes position t in place
     K_cross, V_cross  (B, H, S, Dh)      from H_enc, once; the G rows of an example share it
+
+**The decoder-only model** (:class:`~minitf.models.DecoderOnly`) has no encoder and no
+cross-attention (``K_cross``, ``V_cross`` and ``src_mask`` are None).  Its prompt is the
+source followed by ``<bos>``.  :func:`start_decoding` left-pads the sources (every row's
+last source token in column S-1) and reads them in one pass into the self-attention cache
+(the *prefill*, once per example, then copied to the example's G rows): the cache's first
+S slots hold the prompt.  The steps then feed ``<bos>`` and every chosen token, exactly as
+for the encoder-decoder.  The padding stays in the cache, blocked as a key
+(``KVCache.prompt_mask``), and the positions skip it: slot j of a row with ``p`` padded
+slots holds position ``j - p`` (``KVCache.prompt_pad``), so a padded row gets the logits it
+gets decoded alone (Hugging Face's left padding with ``position_ids``).  Capacity:
+S + T_max slots, within the model's ``max_len``.
 """
 from __future__ import annotations
 
@@ -31,9 +43,11 @@ from ..attention import merge_heads, scaled_dot_product_attention
 from ..blocks import sublayer_forward
 from ..checks import check_int, check_token_ids
 from ..layers.linear import affine_forward
-from ..masks import causal_mask
+from ..masks import MASK_VALUE, causal_mask
 from ..models.common import head_weight, input_forward
+from ..models.decoder_only import DecoderOnly, left_pad
 from ..models.encoder_decoder import EncoderDecoder
+from ..models.rnn_seq2seq import RNNDecodingState, RNNSeq2Seq
 from ._args import _check_cache_fits, _check_cacheable, _check_eval
 
 __all__ = ["LayerKV", "KVCache", "init_cache", "start_decoding", "decode_step", "reorder_cache"]
@@ -43,8 +57,8 @@ class LayerKV(NamedTuple):
     """One decoder layer's keys and values for incremental decoding."""
     K_self: np.ndarray  # (N, H, T_max, Dh) positions [0, length) hold the prefix; the rest is scratch
     V_self: np.ndarray  # (N, H, T_max, Dh)
-    K_cross: np.ndarray  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k), computed once per example
-    V_cross: np.ndarray  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
+    K_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k), once per example; None: decoder-only
+    V_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
 
 
 class KVCache(NamedTuple):
@@ -56,9 +70,12 @@ class KVCache(NamedTuple):
     the cache with the longer length; positions at or past ``length`` are scratch.
     """
     layers: tuple  # one LayerKV per decoder layer
-    src_mask: np.ndarray  # (B, 1, 1, S) source padding, for every cross-attention
+    src_mask: np.ndarray | None  # (B, 1, 1, S) source padding, for every cross-attention; None: decoder-only
     length: int  # t: how many decoder positions are cached
     group_size: int  # G: rows per example (num_beams, or samples per input); N = B * G
+    # the decoder-only model's prompt (None for the encoder-decoder), see the module docstring:
+    prompt_mask: np.ndarray | None = None  # (N, 1, 1, T_max) additive: the prompt's left padding, never a key
+    prompt_pad: np.ndarray | None = None  # (N,) padded slots in front of each row: slot j holds position j - prompt_pad
 
     @property
     def capacity(self) -> int:
@@ -68,6 +85,8 @@ class KVCache(NamedTuple):
     @property
     def batch_rows(self) -> int:
         """N = B * G, the rows being decoded."""
+        if self.src_mask is None:  # decoder-only: one prompt row per decoded row
+            return self.prompt_mask.shape[0]
         return self.src_mask.shape[0] * self.group_size
 
     def nbytes(self) -> dict:
@@ -77,7 +96,8 @@ class KVCache(NamedTuple):
         return {
             "self_attention_allocated": int(self_alloc),
             "self_attention_used": int(self_alloc * self.length // capacity),
-            "cross_attention": int(sum(kv.K_cross.nbytes + kv.V_cross.nbytes for kv in self.layers)),
+            "cross_attention": int(sum(kv.K_cross.nbytes + kv.V_cross.nbytes for kv in self.layers
+                                       if kv.K_cross is not None)),
         }
 
 
@@ -106,6 +126,9 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
     KVCache
         ``length`` 0.
     """
+    if isinstance(model, DecoderOnly):
+        raise TypeError("model: expected an EncoderDecoder (init_cache reads an encoder output), got DecoderOnly; "
+                        "start a decoder-only model's cache with start_decoding(model, src_ids)")
     _check_cacheable(model)
     c = model.config
     _check_eval(model)
@@ -132,12 +155,59 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
     return KVCache(tuple(layers), np.asarray(src_mask, dtype=model.dtype), 0, G)
 
 
-def start_decoding(model: EncoderDecoder, src_ids, *, group_size: int = 1,
+def start_decoding(model: EncoderDecoder | DecoderOnly, src_ids, *, group_size: int = 1,
                    max_len: int | None = None) -> KVCache:
-    """Run the encoder once on ``src_ids`` (B, S) and return a fresh :class:`KVCache`."""
+    """Run the encoder once on ``src_ids`` (B, S) and return a fresh :class:`KVCache`.
+
+    A :class:`~minitf.models.DecoderOnly` model has no encoder: its left-padded sources are
+    read into the self-attention cache instead (the prefill, module docstring), and
+    ``max_len`` counts the slots after them.
+
+    An :class:`~minitf.models.RNNSeq2Seq` returns its own decoding state instead (the
+    decoder's recurrent state and the encoder's memory, per row): see ``model.start_decoding``."""
+    if isinstance(model, RNNSeq2Seq):
+        return model.start_decoding(src_ids, group_size=group_size, max_len=max_len)
     _check_cacheable(model)
+    if isinstance(model, DecoderOnly):
+        return _prefill_prompt(model, src_ids, group_size, max_len)
     H_enc, _ = model.encode(src_ids)  # (B, S, D); the backward cache is not needed
     return init_cache(model, H_enc, model.source_mask(np.asarray(src_ids)), group_size=group_size, max_len=max_len)
+
+
+def _prefill_prompt(model: DecoderOnly, src_ids, group_size: int, max_len: int | None) -> KVCache:
+    """The decoder-only model's start: its sources, left-padded, read in one pass into the cache.
+
+    src_ids (B, S), padded with ``pad_id`` -> a :class:`KVCache` of N = B * G rows and
+    capacity S + T_max, ``length`` S: the prompt's keys and values fill slots 0 .. S-1.
+    ``max_len`` is T_max, the slots left for the decoder inputs (``<bos>``, then the
+    generated tokens); by default all that ``config.max_len`` leaves after the prompt.
+    """
+    c = model.config
+    _check_eval(model)
+    G = check_int("group_size", group_size, low=1)
+    src_ids = check_token_ids("src_ids", src_ids, c.tgt_vocab_size)
+    if src_ids.ndim != 2 or src_ids.shape[1] >= c.max_len:
+        raise ValueError(f"src_ids: expected shape (B, S) with S < max_len={c.max_len} (a decoder-only model's "
+                         f"prompt and output share its positions), got {src_ids.shape}")
+    prompt, keep = left_pad(src_ids, c.pad_id)  # (B, S) each: padding first
+    B, S = prompt.shape
+    T_max = c.max_len - S if max_len is None else check_int(
+        "max_len", max_len, 1, c.max_len - S, hint=f"the model's max_len={c.max_len} minus the prompt's S={S}")
+    H, Dh, capacity = c.n_heads, c.d_head, S + T_max
+    prompt_pad = S - keep.sum(axis=1)  # (B,) padded slots in front of each row
+    is_pad = np.arange(capacity)[None, :] < prompt_pad[:, None]  # (B, S + T_max)
+    prompt_mask = np.where(is_pad, MASK_VALUE, 0.0).astype(model.dtype)[:, None, None, :]  # (B, 1, 1, S + T_max)
+    layers = tuple(LayerKV(np.zeros((B, H, capacity, Dh), dtype=model.dtype),  # (B, H, S + T_max, Dh)
+                           np.zeros((B, H, capacity, Dh), dtype=model.dtype), None, None)
+                   for _ in model.decoder_layers)
+    cache = KVCache(layers, None, 0, 1, prompt_mask, prompt_pad)
+    _, cache = decode_step(model, prompt, cache)  # the prefill: every prompt slot in one pass, once per example
+    if G == 1:
+        return cache
+    # the G rows of an example continue the same prompt: copy its keys and values to each
+    layers = tuple(LayerKV(np.repeat(kv.K_self, G, axis=0), np.repeat(kv.V_self, G, axis=0), None, None)
+                   for kv in cache.layers)  # (N, H, S + T_max, Dh)
+    return KVCache(layers, None, S, G, np.repeat(prompt_mask, G, axis=0), np.repeat(prompt_pad, G))
 
 
 # ---- one decoding step, reusing the model's own layers ----------------------------------------
@@ -176,24 +246,28 @@ def _cross_attention_step(attn, h: np.ndarray, kv: LayerKV, src_mask: np.ndarray
     return y.reshape(N, T_new, D), None  # (N, T_new, D)
 
 
-def decode_step(model: EncoderDecoder, decoder_input_ids, cache: KVCache):
+def decode_step(model: EncoderDecoder | DecoderOnly, decoder_input_ids, cache: KVCache):
     """Feed the newest token(s) of every row; get their logits and the advanced cache.
 
     The same maths as ``model.decode`` on the whole prefix, computed with the model's own
     layers (projections, LayerNorm, feed-forward, residual sub-layers, head) but attending
     over the cache instead of recomputing it.  No backward caches are kept.
 
+    For a :class:`~minitf.models.DecoderOnly` model the same, over its prompt (module
+    docstring): no cross-attention, the prompt's padding blocked as a key, and positions
+    that skip it.
+
     Parameters
     ----------
-    model : EncoderDecoder
+    model : EncoderDecoder or DecoderOnly
         In eval mode.
     decoder_input_ids : int array (N, T_new)
         The tokens at positions ``cache.length .. cache.length + T_new - 1``; usually
         T_new = 1 (the token chosen at the previous step).  T_new > 1 feeds a known prefix
         in one call.
     cache : KVCache
-        From :func:`init_cache` or a previous step.  Its self-attention buffers are written
-        in place.
+        From :func:`init_cache`, :func:`start_decoding` or a previous step.  Its
+        self-attention buffers are written in place.
 
     Returns
     -------
@@ -201,6 +275,8 @@ def decode_step(model: EncoderDecoder, decoder_input_ids, cache: KVCache):
     cache : KVCache
         ``length`` advanced by T_new (same buffers).
     """
+    if isinstance(model, RNNSeq2Seq):  # its state is its cache: model.decode_step advances it
+        return model.decode_step(decoder_input_ids, cache)
     c = model.config
     _check_eval(model)
     _check_cache_fits(model, cache)
@@ -212,18 +288,26 @@ def decode_step(model: EncoderDecoder, decoder_input_ids, cache: KVCache):
     if t + T_new > cache.capacity:
         raise ValueError(f"decoder_input_ids: the cache holds {cache.capacity} positions; {t} are used, "
                          f"so at most {cache.capacity - t} new ones fit, got {T_new}")
-    # x = W_E[ids] sqrt(D) + P[t .. t+T_new-1]: the positions continue where the cache ends
-    x, _ = input_forward(ids, model.tgt_embed, model.tgt_pos, model.tgt_dropout, c.scale_embeddings,
-                         offset=t)  # (N, T_new, D)
     # A single new query may see every cached key: no mask.  Several new queries must not
     # see each other's future: causal_mask with the offset t.
     self_mask = None if T_new == 1 else causal_mask(T_new, t + T_new, offset=t, dtype=model.dtype)  # (T_new, t+T_new)
+    if cache.prompt_pad is None:
+        # x = W_E[ids] sqrt(D) + P[t .. t+T_new-1]: the positions continue where the cache ends
+        x, _ = input_forward(ids, model.tgt_embed, model.tgt_pos, model.tgt_dropout, c.scale_embeddings,
+                             offset=t)  # (N, T_new, D)
+    else:
+        # decoder-only: slot j holds position j - (the row's left padding); padded slots get 0
+        position_ids = np.maximum(t + np.arange(T_new)[None, :] - cache.prompt_pad[:, None], 0)  # (N, T_new)
+        x, _ = model.embed(ids, position_ids)  # (N, T_new, D)
+        blocked = cache.prompt_mask[..., :t + T_new]  # (N, 1, 1, t+T_new) the prompt's padding, never a key
+        self_mask = blocked if self_mask is None else self_mask + blocked  # (N, 1, T_new, t+T_new)
     for layer, kv in zip(model.decoder_layers, cache.layers):
-        # the block's three residual sub-layers, exactly as DecoderBlock.forward runs them
+        # the block's residual sub-layers, exactly as DecoderBlock.forward runs them
         x, _ = sublayer_forward(x, lambda h: _self_attention_step(layer.self_attn, h, kv, t, self_mask),
                                 layer.norm1, layer.dropout1, layer.norm_first)  # (N, T_new, D)
-        x, _ = sublayer_forward(x, lambda h: _cross_attention_step(layer.cross_attn, h, kv, cache.src_mask),
-                                layer.norm2, layer.dropout2, layer.norm_first)  # (N, T_new, D)
+        if layer.has_cross:  # a decoder-only block has none
+            x, _ = sublayer_forward(x, lambda h: _cross_attention_step(layer.cross_attn, h, kv, cache.src_mask),
+                                    layer.norm2, layer.dropout2, layer.norm_first)  # (N, T_new, D)
         x, _ = sublayer_forward(x, layer.ff.forward, layer.norm3, layer.dropout3, layer.norm_first)
     H_dec, _ = model.decoder_norm.forward(x)  # (N, T_new, D)
     logits = H_dec @ head_weight(model)  # (N, T_new, D) @ (D, V) -> (N, T_new, V)
@@ -235,7 +319,8 @@ def reorder_cache(cache: KVCache, beam_idx) -> KVCache:
 
     Only the self-attention K, V move (positions 0 .. length-1).  The cross-attention
     K, V belong to the example, not the beam, so nothing is done to them; hence every
-    row must keep to its own example's group.
+    row must keep to its own example's group.  (So does a decoder-only prompt's padding:
+    ``prompt_mask`` and ``prompt_pad`` are the same for every row of an example.)
 
     Parameters
     ----------
@@ -257,6 +342,8 @@ def reorder_cache(cache: KVCache, beam_idx) -> KVCache:
         bad = int(np.argmax((beam_idx < 0) | (beam_idx >= N) | (beam_idx // G != rows // G)))
         raise ValueError(f"beam_idx: expected each row to continue a row of its own example "
                          f"(rows {bad // G * G}..{bad // G * G + G - 1} for row {bad}), got {int(beam_idx[bad])}")
+    if isinstance(cache, RNNDecodingState):  # an RNNSeq2Seq's state: its rows are gathered
+        return cache.reorder(beam_idx)
     for kv in cache.layers:
         # fancy indexing copies first, so writing back into the same buffer is safe
         kv.K_self[:, :, :t] = kv.K_self[beam_idx, :, :t]  # (N, H, t, Dh)

@@ -13,9 +13,10 @@ import numpy as np
 
 from ..checks import as_rng, check_int
 from ..layers.softmax import log_softmax, softmax
+from ..models.decoder_only import DecoderOnly, left_pad
 from ..models.encoder_decoder import EncoderDecoder
-from ._args import MODEL, _check_common, _check_not_all_banned, _check_sampling_args
-from .cache import decode_step, init_cache
+from ._args import MODEL, _check_common, _check_not_all_banned, _check_not_recurrent, _check_sampling_args
+from .cache import decode_step, start_decoding
 from .outputs import Candidate, GenerationOutput, TraceStep
 from .processors import banned_ngram_tokens, warp_logits
 
@@ -57,6 +58,29 @@ def _trace_rows(steps, t, ids, G, alive, cum_before, model_logp, dist_logp, chos
                                [float(cum_before[n]) for n in rows], [n - b * G for n in rows], cands))
 
 
+def _rerun_whole_prefix(model, src_ids, G):
+    """The reference without a cache: a function decoder_input_ids (N, t+1) -> logits (..., V)
+    whose last position scores the next token, re-running the decoder on the whole prefix.
+
+    The source is read once: the encoder-decoder's H_enc; the decoder-only model's prompt,
+    left-padded as :func:`~minitf.decoding.start_decoding` lays it out, then run again with
+    the prefix at every step (its padding masked and skipped by the positions).
+    """
+    if isinstance(model, DecoderOnly):
+        prompt, keep = left_pad(src_ids, model.config.pad_id)  # (B, S) each
+        prompt, keep = np.repeat(prompt, G, axis=0), np.repeat(keep, G, axis=0)  # (N, S)
+
+        def rerun(prefix):
+            attention_mask = np.concatenate([keep, np.ones(prefix.shape, dtype=bool)], axis=1)  # (N, S+t+1)
+            return model.forward(np.concatenate([prompt, prefix], axis=1), attention_mask)[0]  # (N, S+t+1, V)
+        return rerun
+    H_enc, _ = model.encode(src_ids)  # (B, S, D), once per example
+    src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
+    if G > 1:
+        H_enc, src_mask = np.repeat(H_enc, G, axis=0), np.repeat(src_mask, G, axis=0)  # (N, S, D), (N, 1, 1, S)
+    return lambda prefix: model.decode(prefix, H_enc, src_mask)[0]  # (N, t+1, V)
+
+
 def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, start_id, eos_id,
                    use_cache, trace):
     """The loop greedy search and sampling share: one token per row per step.
@@ -66,14 +90,12 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
     shows their log-softmax).
     """
     c = model.config
-    H_enc, _ = model.encode(src_ids)  # (B, S, D), once per example
-    src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
-    B = H_enc.shape[0]
+    B = src_ids.shape[0]
     N = B * G
     if use_cache:
-        cache = init_cache(model, H_enc, src_mask, group_size=G, max_len=T_max)
-    elif G > 1:
-        H_enc, src_mask = np.repeat(H_enc, G, axis=0), np.repeat(src_mask, G, axis=0)  # (N, S, D), (N, 1, 1, S)
+        cache = start_decoding(model, src_ids, group_size=G, max_len=T_max)  # the encoder runs once, here
+    else:
+        rerun = _rerun_whole_prefix(model, src_ids, G)
     ids = np.full((N, T_max + 1), c.pad_id, dtype=np.int64)  # (N, 1+T_max) decoder inputs: start, then outputs
     ids[:, 0] = start_id
     done = np.zeros(N, dtype=bool)  # (N,) rows that have emitted <eos>
@@ -84,7 +106,7 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
         if use_cache:
             logits, cache = decode_step(model, ids[:, t:t + 1], cache)  # (N, 1, V): only the newest token fed
         else:
-            logits, _ = model.decode(ids[:, :t + 1], H_enc, src_mask)  # (N, t+1, V): the whole prefix again
+            logits = rerun(ids[:, :t + 1])  # (N, t+1, V) or (N, S+t+1, V): the whole prefix again
         logits = logits[:, -1].astype(np.float64)  # (N, V)
         logp = log_softmax(logits)  # (N, V) the model's distribution
         if no_repeat_ngram_size:
@@ -114,12 +136,14 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
 
     Parameters
     ----------
-    model : EncoderDecoder
-        Put in eval mode while decoding (its mode is restored afterwards).
+    model : EncoderDecoder or DecoderOnly
+        Put in eval mode while decoding (its mode is restored afterwards).  A DecoderOnly
+        model reads ``source <bos>`` as its prompt (:mod:`minitf.decoding.cache`).
     src_ids : int array (B, S)
         Sources, right-padded with ``model.config.pad_id``.
     max_new_tokens : int, optional
-        Stop after this many tokens (default: the model's ``max_len``).
+        Stop after this many tokens (default: the model's ``max_len``; for a DecoderOnly
+        model, ``max_len - S``: the prompt takes S of its positions).
     no_repeat_ngram_size : int
         n > 0: never repeat an n-gram (see :func:`banned_ngram_tokens`).
     start_id : int, optional
@@ -142,6 +166,8 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
     src_ids, T_max, start_id, eos_id = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size,
                                                      start_id, eos_id)
     use_cache = model.config.causal if use_cache is None else use_cache
+    if not use_cache:
+        _check_not_recurrent(model)
 
     def choose(logits):
         return np.argmax(logits, axis=-1), logits  # (N,), (N, V)

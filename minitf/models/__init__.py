@@ -1,5 +1,25 @@
-"""The models: encoder-decoder and decoder-only transformers."""
+"""The models: encoder-decoder, decoder-only and encoder-only transformers, and the RNN
+encoder-decoder.
+
+``ARCHITECTURES`` names the three transformer models built from a ``ModelConfig`` (the names
+``minitf train --model`` and checkpoints use); :func:`architecture_of` gives a model's name.
+"""
 from .decoder_only import DecoderOnly
 from .encoder_decoder import EncoderDecoder, EncoderDecoderGrads
+from .encoder_only import EncoderOnly, mask_tokens
+from .rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqGrads
 
-__all__ = ["DecoderOnly", "EncoderDecoder", "EncoderDecoderGrads"]
+ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "encoder-only": EncoderOnly}
+
+
+def architecture_of(model) -> str:
+    """The ``ARCHITECTURES`` name of a transformer model: ``architecture_of(DecoderOnly(cfg)) == "decoder-only"``."""
+    for name, cls in ARCHITECTURES.items():
+        if type(model) is cls:
+            return name
+    raise TypeError(f"model: expected one of {', '.join(c.__name__ for c in ARCHITECTURES.values())}, "
+                    f"got {type(model).__name__}")
+
+
+__all__ = ["ARCHITECTURES", "DecoderOnly", "EncoderDecoder", "EncoderDecoderGrads", "EncoderOnly",
+           "RNNSeq2Seq", "RNNSeq2SeqGrads", "architecture_of", "mask_tokens"]

@@ -1,0 +1,227 @@
+"""An encoder-only (BERT-style) transformer: the encoder-decoder's encoder, bidirectional,
+with a masked-token head (Devlin et al., 2019).
+
+    x      = Dropout(W_E[ids] sqrt(D) + P)                     (B, S, D)
+    H      = EncoderNorm(EncoderBlocks(x))                      (B, S, D)   every position sees every other
+    h      = LayerNorm(act(H W_t + b_t))                        (B, S, D)   BERT's head "transform"
+    logits = h W_U + b_U                                        (B, S, V)   W_U = W_E^T when tied
+
+No causal mask: a position reads the tokens after it as well as before, which is what makes
+the model good at understanding a text and unable to write one.  It learns by filling in
+blanks: :func:`mask_tokens` hides some tokens and the loss scores only those (label -100
+elsewhere), trained by the same loop as the other models (``forward -> (logits, cache)``,
+``backward(dlogits, cache)``; ``minitf.training.forward_loss`` masks the task's sources).
+
+It uses ``ModelConfig``'s source-side fields (``src_vocab_size``, ``n_encoder_layers``) and
+ignores the decoder's; ``tie_output`` ties W_U to the embedding, as BERT does.
+
+:func:`mask_tokens` is data code, kept here for now (``minitf.data`` was being reorganised
+when it was written); its home is beside the other pretraining noises in ``minitf.data.noise``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..blocks import EncoderBlock
+from ..checks import as_rng, check_int, check_number, check_token_ids
+from ..config import ModelConfig
+from ..data import IGNORE_INDEX
+from ..layers import Dropout, Embedding, LayerNorm, Linear, PositionalEncoding, get_activation
+from ..layers.linear import affine_backward, affine_forward
+from ..masks import key_padding_mask
+from ..module import Module
+from .common import cache_nbytes, embedding_std, input_backward, input_forward
+from .encoder_decoder import EncoderCache
+
+__all__ = ["EncoderOnly", "EncoderOnlyCache", "MaskedLMHeadCache", "mask_tokens"]
+
+
+# ---- BERT's masking (data code: see the module docstring) ---------------------------------------
+def mask_tokens(input_ids, rng, *, mask_id: int, vocab_size: int, special_ids=(), mask_prob: float = 0.15,
+                replace_with_mask: float = 0.8, replace_with_random: float = 0.1):
+    """BERT's masked-token corruption, as its ``create_pretraining_data.py`` does it.
+
+    In every row, ``k = max(1, round(mask_prob * n))`` of its n maskable tokens are chosen
+    uniformly at random (15 %); of the chosen, 80 % become ``mask_id``, 10 % a random
+    ordinary token, 10 % stay as they are (a draw per token, so "80 %" is on average).  The
+    labels hold the original token at the chosen positions and -100 everywhere else: only
+    the chosen positions are scored, the unchanged ones included, so the model cannot learn
+    that an unmasked token is never a question.
+
+    Maskable: every token that is not padding or another special.  Random tokens are drawn
+    from the ordinary tokens only (BERT draws from the whole vocabulary; with a 16-token
+    vocabulary, drawing ``<pad>`` or ``<eos>`` would be a noticeable oddity, not noise).
+
+    Parameters
+    ----------
+    input_ids : int array (B, S)
+        Not modified.
+    rng : np.random.Generator or int
+    mask_id : int
+        The ``<mask>`` token (``WordTokenizer.mask_id``; a ``CharTokenizer`` has none: give
+        the model one id more than the tokenizer and use that one).
+    vocab_size : int
+        V; random tokens are drawn from ``[0, V)`` minus ``special_ids`` and ``mask_id``.
+    special_ids : sequence of int
+        Never chosen, never drawn (padding, ``<bos>``, ``<eos>`` ...).  ``mask_id`` is added.
+    mask_prob, replace_with_mask, replace_with_random : float
+        0.15, 0.8 and 0.1 in BERT; the rest of the chosen (0.1) stay unchanged.
+
+    Returns
+    -------
+    masked_ids : int64 array (B, S)
+    labels : int64 array (B, S)
+        The original id where chosen, ``IGNORE_INDEX`` (-100) elsewhere.
+    """
+    ids = check_token_ids("input_ids", input_ids, vocab_size)
+    if ids.ndim != 2:
+        raise ValueError(f"input_ids: expected shape (B, S), got {ids.shape}")
+    rng = as_rng("rng", rng)
+    check_int("mask_id", mask_id, 0, vocab_size - 1, hint="a token id")
+    check_number("mask_prob", mask_prob, 0, 1, low_open=True)
+    check_number("replace_with_mask", replace_with_mask, 0, 1)
+    check_number("replace_with_random", replace_with_random, 0, 1 - replace_with_mask,
+                 hint="replace_with_mask + replace_with_random <= 1")
+    unmaskable = np.array([*special_ids, mask_id], dtype=np.int64)
+    ordinary = np.setdiff1d(np.arange(vocab_size), unmaskable)  # the ids a random replacement is drawn from
+    if ordinary.size == 0:
+        raise ValueError(f"special_ids: expected some ordinary token ids left in [0, {vocab_size}) to draw random "
+                         f"replacements from, got every id special")
+    B, S = ids.shape
+    maskable = ~np.isin(ids, unmaskable)  # (B, S)
+    n = maskable.sum(axis=1)  # (B,) maskable tokens per row
+    k = np.where(n > 0, np.maximum(1, np.rint(mask_prob * n)), 0).astype(np.int64)  # (B,) how many to choose
+    # a random order of each row's maskable positions; the first k in that order are chosen
+    keys = np.where(maskable, rng.random((B, S)), np.inf)  # (B, S) unmaskable positions sort last
+    rank = np.argsort(np.argsort(keys, axis=1), axis=1)  # (B, S) each position's place in its row's order
+    chosen = rank < k[:, None]  # (B, S)
+    u = rng.random((B, S))  # (B, S) one draw per position decides what a chosen token becomes
+    to_mask = chosen & (u < replace_with_mask)
+    to_random = chosen & (u >= replace_with_mask) & (u < replace_with_mask + replace_with_random)
+    random_ids = ordinary[rng.integers(0, ordinary.size, size=(B, S))]  # (B, S)
+    masked = np.where(to_mask, mask_id, np.where(to_random, random_ids, ids)).astype(np.int64)
+    labels = np.where(chosen, ids, IGNORE_INDEX).astype(np.int64)
+    return masked, labels
+
+
+# ---- the model --------------------------------------------------------------------------------------
+class MaskedLMHeadCache(NamedTuple):
+    """What the masked-token head keeps for its backward."""
+    transform: Any  # the Linear's cache (its input H, for dW_t = H^T dz)
+    z: np.ndarray  # (B, S, D) the pre-activation, for the activation's backward
+    norm: Any  # the head LayerNorm's cache
+    h: np.ndarray  # (B, S, D) the head's output, for dW_U = h^T dlogits
+
+
+class EncoderOnlyCache(NamedTuple):
+    encoder: EncoderCache
+    head: MaskedLMHeadCache
+
+
+class EncoderOnly(Module):
+    """An encoder-only transformer with BERT's masked-token head, built from ``ModelConfig``.
+
+    Parameter names (flat view): ``W_U`` (absent when tied to ``src_embed.W_E``), ``b_U``,
+    ``src_embed.W_E``, ``src_pos.W_pos`` (learned positions only), ``encoder_layers.{l}.*``,
+    ``encoder_norm.*``, ``mlm_transform.W``, ``mlm_transform.b``, ``mlm_norm.*``.
+
+    ``mask_id`` is the ``<mask>`` token the masked-token objective writes into the input
+    (:func:`mask_tokens`); the forward pass treats it as any token.
+    """
+
+    def __init__(self, config: ModelConfig, *, mask_id: int):
+        c = config
+        super().__init__(np.dtype(c.dtype))
+        self.config = c
+        self.mask_id = check_int("mask_id", mask_id, 0, c.src_vocab_size - 1, hint="a source token id")
+        if mask_id == c.pad_id:
+            raise ValueError(f"mask_id: expected a token other than pad_id={c.pad_id} (padding is never a "
+                             f"question), got {mask_id}")
+        rng = np.random.default_rng(c.seed)
+        D, dt = c.d_model, self.dtype
+        self.src_embed = Embedding(c.src_vocab_size, D, c.pad_id, init_std=embedding_std(c), rng=rng, dtype=dt)
+        self.src_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
+        self.src_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
+        self.encoder_layers = [EncoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first,
+                                            c.layer_norm_eps, rng=rng, dtype=dt) for _ in range(c.n_encoder_layers)]
+        self.encoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
+        # BERT's head: a transform (D -> D, activation, LayerNorm), then W_U and a bias per token
+        self.mlm_transform = Linear(D, D, rng=rng, dtype=dt)
+        self.mlm_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
+        if not c.tie_output:
+            self.add_param("W_U", rng.uniform(-1, 1, size=(D, c.src_vocab_size)) / math.sqrt(D))
+        self.add_param("b_U", np.zeros(c.src_vocab_size))
+
+    def head_weight(self) -> np.ndarray:
+        """W_U (D, V): its own parameter, or the embedding's W_E^T when tied (a view)."""
+        return self.src_embed.params["W_E"].T if self.config.tie_output else self.params["W_U"]  # (D, V)
+
+    # ---- forward ----------------------------------------------------------------------------
+    def source_mask(self, input_ids: np.ndarray) -> np.ndarray:
+        """(B, 1, 1, S): padded positions are blocked as keys; nothing else is masked."""
+        return key_padding_mask(input_ids, self.config.pad_id, dtype=self.dtype)
+
+    def encode(self, input_ids: np.ndarray):
+        """input_ids (B, S) -> H (B, S, D), cache: the encoder of the encoder-decoder."""
+        c = self.config
+        ids = check_token_ids("input_ids", input_ids, c.src_vocab_size)
+        if ids.ndim != 2:
+            raise ValueError(f"input_ids: expected shape (B, S), got {ids.shape}")
+        if ids.shape[1] > c.max_len:
+            raise ValueError(f"input_ids: expected at most max_len={c.max_len} positions, got {ids.shape[1]}")
+        src_mask = self.source_mask(ids)  # (B, 1, 1, S)
+        x, c_in = input_forward(ids, self.src_embed, self.src_pos, self.src_dropout, c.scale_embeddings)
+        layer_caches = []
+        for layer in self.encoder_layers:
+            x, c_l = layer.forward(x, src_mask)  # (B, S, D)
+            layer_caches.append(c_l)
+        H, c_norm = self.encoder_norm.forward(x)  # (B, S, D)
+        return H, EncoderCache(c_in, layer_caches, c_norm)
+
+    def forward(self, input_ids: np.ndarray):
+        """input_ids (B, S) (masked, right-padded) -> logits (B, S, V), cache."""
+        act_forward, _ = get_activation(self.config.activation)
+        H, c_enc = self.encode(input_ids)  # (B, S, D)
+        z, c_t = self.mlm_transform.forward(H)  # (B, S, D)  z = H W_t + b_t
+        a, _ = act_forward(z)  # (B, S, D)
+        h, c_norm = self.mlm_norm.forward(a)  # (B, S, D)
+        logits = affine_forward(h, self.head_weight(), self.params["b_U"])  # (B, S, D) @ (D, V) -> (B, S, V)
+        return logits, EncoderOnlyCache(c_enc, MaskedLMHeadCache(c_t, z, c_norm, h))
+
+    # ---- backward ---------------------------------------------------------------------------
+    def backward(self, dlogits: np.ndarray, cache: EncoderOnlyCache) -> np.ndarray:
+        """dlogits (B, S, V) -> dH (B, S, D), the gradient at the encoder's output;
+        accumulates every parameter's gradient."""
+        c = self.config
+        enc, head = cache
+        _, act_backward = get_activation(c.activation)
+        # 1. the output layer.  forward: logits = h @ W_U + b_U
+        dh, dW_U, db_U = affine_backward(dlogits, head.h, self.head_weight())  # dh (B, S, D), dW_U (D, V)
+        if c.tie_output:
+            self.src_embed.grads["W_E"] += dW_U.T  # (V, D): one table, two uses, two contributions
+        else:
+            self.grads["W_U"] += dW_U
+        self.grads["b_U"] += db_U
+        # 2. the head's norm and activation.  forward: h = LayerNorm(act(z))
+        da = self.mlm_norm.backward(dh, head.norm)  # (B, S, D)
+        dz = act_backward(da, head.z)  # (B, S, D)
+        # 3. the head's transform.  forward: z = H @ W_t + b_t
+        dH = self.mlm_transform.backward(dz, head.transform)  # (B, S, D)
+        # 4. the encoder's final norm, then its blocks, last to first.  forward: H = encoder_norm(x)
+        dx = self.encoder_norm.backward(dH, enc.norm)  # (B, S, D)
+        for l in reversed(range(len(self.encoder_layers))):
+            dx = self.encoder_layers[l].backward(dx, enc.layers[l])  # (B, S, D)
+        # 5. the embedding.  forward: x = Dropout(W_E[input_ids] sqrt(D) + P)
+        input_backward(dx, enc.input, self.src_embed, self.src_pos, self.src_dropout, c.scale_embeddings)
+        return dH
+
+    # ---- memory -------------------------------------------------------------------------------
+    def activation_bytes(self, cache: EncoderOnlyCache) -> dict:
+        """Bytes the forward pass keeps for backward, per part, each buffer counted once."""
+        seen: set = set()
+        out = {"encoder": cache_nbytes(cache.encoder, seen), "head": cache_nbytes(cache.head, seen)}
+        out["total"] = sum(out.values())
+        return out
