@@ -162,9 +162,15 @@ def switch_off(path: str, label: str) -> None:
               f"    import sys\n"
               f"    sys.audit({FORBIDDEN_EVENT!r}, {path!r})\n"
               f"    raise PermissionError({message!r})\n")
+    free = fn.__code__.co_freevars  # ("__class__",) in a method calling super(): the stub must have as many
+    if free:
+        source = ("def _closure():\n" + "".join(f"    {v} = None\n" for v in free)
+                  + "".join("    " + line + "\n" for line in source.splitlines())
+                  + f"        ({', '.join(free)},)\n    return {fn.__name__}\n")
     namespace: dict = {}
     exec(compile(source, f"<switched off: {path}>", "exec"), namespace)
-    fn.__code__ = namespace[fn.__name__].__code__  # every holder of this function object now runs the stub
+    stub = namespace["_closure"]() if free else namespace[fn.__name__]
+    fn.__code__ = stub.__code__  # every holder of this function object now runs the stub
     fn.__defaults__ = fn.__kwdefaults__ = None
 
 
