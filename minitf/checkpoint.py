@@ -23,9 +23,10 @@ Saving is atomic: the file is written to a temporary file in the same directory,
 flushed and fsync'ed, then moved over ``path`` with ``os.replace``.  A crash or an
 error midway leaves the previous checkpoint untouched.
 
-:func:`load_model` rebuilds a trained encoder-decoder and its tokenizer from the layout
-``minitf train --save`` writes (the model's config under ``config["model"]``, the tokenizer
-under ``extra["tokenizer"]``).
+:func:`load_model` rebuilds a trained encoder-decoder (or decoder-only model, or RNN
+encoder-decoder) and its tokenizer from the layout ``minitf train --save`` writes (the
+model's config under ``config["model"]``, which model under ``config["architecture"]``, the
+tokenizer under ``extra["tokenizer"]``).
 """
 from __future__ import annotations
 
@@ -41,8 +42,11 @@ import numpy as np
 
 from .checks import key_mismatch
 from .config import ModelConfig
-from .data import CharTokenizer
+from .data import CharTokenizer, WordTokenizer, tokenizer_from_dict
+from .models.decoder_only import DecoderOnly
 from .models.encoder_decoder import EncoderDecoder
+from .models.rnn_seq2seq import RNNSeq2Seq
+from .rnn.config import RNNConfig
 
 __all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into",
            "load_model"]
@@ -294,12 +298,24 @@ def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.n
 
 
 # -- a trained encoder-decoder ------------------------------------------------------------------
-def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
-    """Rebuild a trained encoder-decoder and its tokenizer from a ``minitf train --save`` checkpoint.
+GENERATING_ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "rnn": RNNSeq2Seq}
+"""What ``config["architecture"]`` may name for :func:`load_model` (absent: ``"encoder-decoder"``,
+as every checkpoint written before decoder-only models could generate)."""
 
-    The checkpoint's config holds ``ModelConfig.to_dict()`` under ``"model"``; its extra
-    holds the tokenizer's ``to_dict()`` under ``"tokenizer"`` (and the task name under
-    ``"task"``).  The model is returned in eval mode.
+_CONFIG_CLASSES = {"rnn": RNNConfig}
+"""The config class of an architecture not built from a ``ModelConfig``."""
+
+
+def load_model(path) -> tuple[EncoderDecoder | DecoderOnly | RNNSeq2Seq, CharTokenizer | WordTokenizer]:
+    """Rebuild a trained encoder-decoder (or decoder-only model, or RNN encoder-decoder) and
+    its tokenizer from a ``minitf train --save`` checkpoint.
+
+    The checkpoint's config holds ``ModelConfig.to_dict()`` under ``"model"`` and the
+    model's kind under ``"architecture"`` (``"encoder-decoder"`` when absent, or
+    ``"decoder-only"``: :func:`minitf.models.architecture_of` gives it); for ``"rnn"``, an
+    :class:`~minitf.models.RNNSeq2Seq`, ``"model"`` holds ``RNNConfig.to_dict()``.  Its extra holds the
+    tokenizer's ``to_dict()`` under ``"tokenizer"`` (and the task name under ``"task"``).
+    The model is returned in eval mode.
 
     Raises
     ------
@@ -307,7 +323,7 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
         No file at ``path``.
     ValueError
         Not a checkpoint; no model config or tokenizer in it; a config ``ModelConfig``
-        rejects; parameters missing, unexpected or mis-shaped for that config (named);
+        (``RNNConfig``) rejects; parameters missing, unexpected or mis-shaped for that config (named);
         a tokenizer whose size, or whose pad, bos or eos id, differs from the model's.
     """
     ckpt = load_checkpoint(path)
@@ -316,15 +332,23 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
     if not isinstance(cfg, dict):
         raise ValueError(f"{where}: expected the model config under config['model'] (as `minitf train --save` "
                          f"writes it), got config keys {sorted(ckpt.config)}")
+    architecture = ckpt.config.get("architecture", "encoder-decoder")
+    if architecture not in GENERATING_ARCHITECTURES:
+        raise ValueError(f"{where}: expected config['architecture'] to be one of {sorted(GENERATING_ARCHITECTURES)} "
+                         f"(a model that generates), got {architecture!r}")
     try:
-        config = ModelConfig.from_dict(cfg)  # keys an older checkpoint lacks (bos_id, eos_id, ...) take defaults
+        # keys an older checkpoint lacks (bos_id, eos_id, ...) take defaults
+        config = _CONFIG_CLASSES.get(architecture, ModelConfig).from_dict(cfg)
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{where}: incompatible model config: {e}") from None
+        hint = ""
+        if "architecture" not in ckpt.config and {"cell", "hidden_size"} <= set(cfg):
+            hint = " (an RNN encoder-decoder's config? Its checkpoint names config['architecture'] = 'rnn')"
+        raise ValueError(f"{where}: incompatible model config: {e}{hint}") from None
     extra = ckpt.extra or {}
     if not isinstance(extra.get("tokenizer"), dict):
         raise ValueError(f"{where}: expected the tokenizer under extra['tokenizer'], got extra keys {sorted(extra)}")
     try:
-        tokenizer = CharTokenizer.from_dict(extra["tokenizer"])
+        tokenizer = tokenizer_from_dict(extra["tokenizer"])  # its "type" picks the class
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: cannot rebuild the tokenizer: {e}") from None
     for name in ("src_vocab_size", "tgt_vocab_size"):
@@ -336,7 +360,7 @@ def load_model(path) -> tuple[EncoderDecoder, CharTokenizer]:
     mismatch = config.special_id_mismatch(tokenizer)
     if mismatch:
         raise ValueError(f"{where}: {mismatch}")
-    model = EncoderDecoder(config)
+    model = GENERATING_ARCHITECTURES[architecture](config)
     copy_params_into(model.parameters(), ckpt.params, what=where)  # ValueError naming missing / mis-shaped
     model.eval()
     return model, tokenizer

@@ -499,3 +499,78 @@ def test_load_model_reads_a_checkpoint_saved_before_the_special_ids_were_configu
     loaded, _ = load_model(tmp_path / "old.npz")
     assert (loaded.config.bos_id, loaded.config.eos_id, loaded.config.causal) == (tok.bos_id, tok.eos_id, True)
     assert loaded.config == cfg
+
+
+# -- load_model: an RNN encoder-decoder ---------------------------------------------------------
+def rnn_model(tok, **changes):
+    from minitf.models.rnn_seq2seq import RNNSeq2Seq
+    from minitf.rnn.config import RNNConfig
+
+    base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, cell="gru", embedding_size=6,
+                hidden_size=8, bidirectional=True, attention="additive", conditioning="both", max_len=10, seed=3)
+    return RNNSeq2Seq(RNNConfig(**{**base, **changes}))
+
+
+def save_rnn(path, model, tokenizer, config_dict=None, params=None, architecture="rnn"):
+    config = {"model": config_dict or model.config.to_dict(), "train": {"steps": 1}}
+    if architecture is not None:
+        config["architecture"] = architecture
+    save_checkpoint(path, config=config, params=model.parameters() if params is None else params,
+                    extra={"tokenizer": tokenizer.to_dict(), "task": "reverse"})
+
+
+def test_load_model_rebuilds_an_rnn_encoder_decoder(tmp_path):
+    from minitf.models import RNNSeq2Seq
+
+    tok = CharTokenizer("abcdefg")
+    model = rnn_model(tok)
+    save_rnn(tmp_path / "rnn.npz", model, tok)
+    loaded, loaded_tok = load_model(tmp_path / "rnn.npz")
+    assert isinstance(loaded, RNNSeq2Seq) and loaded_tok == tok and not loaded.training
+    assert loaded.config == model.config
+    for name, p in model.parameters().items():
+        np.testing.assert_array_equal(loaded.parameters()[name], p)
+    src = np.array([tok.encode("abcg"), tok.encode("fe") + [0, 0]])
+    np.testing.assert_array_equal(greedy_search(loaded, src).sequences, greedy_search(model, src).sequences)
+
+
+def test_load_model_rejects_rnn_weights_that_do_not_fit_the_config(tmp_path):
+    tok = CharTokenizer("abcdefg")
+    model = rnn_model(tok)
+    # the weights of a wider model under the narrower config
+    save_rnn(tmp_path / "wide.npz", model, tok, params=rnn_model(tok, hidden_size=12).parameters())
+    with pytest.raises(ValueError, match=r"parameter shapes do not match.*'W_U': expected \(8, 11\), got \(12, 11\)"):
+        load_model(tmp_path / "wide.npz")
+    # an LSTM's weights (4 gates, and a cell-state bridge) under a GRU config
+    save_rnn(tmp_path / "lstm.npz", model, tok, params=rnn_model(tok, cell="lstm").parameters())
+    with pytest.raises(ValueError, match=r"unexpected.*bridge_c"):
+        load_model(tmp_path / "lstm.npz")
+    # a transformer's weights under an RNN config, and an RNN's under a transformer's
+    transformer = EncoderDecoder(ModelConfig(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, d_model=8,
+                                             n_heads=2, d_ff=16, n_encoder_layers=1, n_decoder_layers=1, max_len=10))
+    save_rnn(tmp_path / "mixed.npz", model, tok, params=transformer.parameters())
+    with pytest.raises(ValueError, match=r"parameter names do not match the model's: missing .*decoder_cells"):
+        load_model(tmp_path / "mixed.npz")
+    save_rnn(tmp_path / "mixed2.npz", transformer, tok, params=model.parameters(), architecture="encoder-decoder")
+    with pytest.raises(ValueError, match=r"parameter names do not match the model's"):
+        load_model(tmp_path / "mixed2.npz")
+    # a config RNNConfig refuses, and a transformer's config named "rnn"
+    save_rnn(tmp_path / "badcfg.npz", model, tok, config_dict={**model.config.to_dict(), "cell": "transformer"})
+    with pytest.raises(ValueError, match=r"incompatible model config: cell: expected one of 'rnn', 'lstm', 'gru'"):
+        load_model(tmp_path / "badcfg.npz")
+    save_rnn(tmp_path / "tcfg.npz", transformer, tok)
+    with pytest.raises(ValueError, match=r"incompatible model config: config: unexpected keys \[.*'d_model'"):
+        load_model(tmp_path / "tcfg.npz")
+    save_rnn(tmp_path / "arch.npz", model, tok, architecture="lstm")
+    with pytest.raises(ValueError, match=r"config\['architecture'\].*'rnn'.*got 'lstm'"):
+        load_model(tmp_path / "arch.npz")
+
+
+def test_an_rnn_checkpoint_without_its_architecture_says_what_is_missing(tmp_path):
+    tok = CharTokenizer("abcdefg")
+    model = rnn_model(tok)
+    save_rnn(tmp_path / "old.npz", model, tok, architecture=None)  # read as an encoder-decoder
+    with pytest.raises(ValueError, match=r"incompatible model config: .*an RNN encoder-decoder's config\? "
+                                         r"Its checkpoint names config\['architecture'\] = 'rnn'"):
+        load_model(tmp_path / "old.npz")
+

@@ -1,5 +1,6 @@
-"""``minitf bench``: time a training step in NumPy next to PyTorch eager, or (``--decode``)
-cached against uncached decoding.  Prints figures; asserts nothing."""
+"""``minitf bench``: time a training step in NumPy next to PyTorch eager -- the transformer's,
+or (``--rnn``) an LSTM encoder-decoder's -- or (``--decode``) cached against uncached
+decoding.  Prints figures; asserts nothing."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,12 @@ import sys
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--decode", action="store_true", help="time decoding (cached vs uncached) instead of training")
+    p.add_argument("--rnn", action="store_true",
+                   help="time an LSTM encoder-decoder's training step (NumPy vs torch.nn.LSTM) instead of the "
+                        "transformer's")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="--rnn only: BLAS and torch threads, the same for both sides (default: 1, as `minitf train "
+                        "--model rnn` trains: a recurrent step's products are too small to share)")
     p.add_argument("--repeats", type=int, default=None,
                    help="timed repetitions, the median is reported (default: 3 blocks of 10 steps for training, 5 for --decode)")
     p.add_argument("--no-torch", action="store_true", help="skip the PyTorch comparison (training benchmark only)")
@@ -22,6 +29,12 @@ def run(args) -> int:
     elif args.decode and args.no_torch:
         problem = ("--no-torch: expected only without --decode (the decoding benchmark runs no PyTorch), "
                    "got --decode --no-torch")
+    elif args.decode and args.rnn:
+        problem = "--rnn: times training, --decode decoding: expected one of them, got both"
+    elif args.threads is not None and not args.rnn:
+        problem = f"--threads: only used with --rnn, got --threads {args.threads}"
+    elif args.threads is not None and args.threads < 1:
+        problem = f"--threads: expected a positive integer, got {args.threads}"
     if problem:
         print(f"minitf bench: error: {problem}", file=sys.stderr)
         return 2
@@ -31,6 +44,17 @@ def run(args) -> int:
         r = run_decode_bench(repeats=args.repeats or 5)
         print(json.dumps({"speedup": r["speedup"], "per_token_ms_at": r["per_token_ms_at"]}) if args.json
               else format_decode_report(r))
+        return 0
+    if args.rnn:
+        from ..bench.rnn import format_rnn_report, run_rnn_bench
+
+        r = run_rnn_bench(repeats=args.repeats or 10, with_torch=not args.no_torch,
+                          threads=1 if args.threads is None else args.threads)
+        if args.json:
+            print(json.dumps({k: r[k] for k in ("numpy_s_per_step", "torch_s_per_step", "ratio", "numpy_blas",
+                                                "torch_blas", "load_average", "cpu_count")}))
+        else:
+            print(format_rnn_report(r))
         return 0
     from ..bench.training import format_train_report, run_train_bench
 

@@ -1,4 +1,7 @@
-"""``minitf generate``: decode from a trained checkpoint (``minitf train --save FILE``).
+"""``minitf generate``: decode from a trained checkpoint (``minitf train --save FILE``): a
+transformer's, or an RNN encoder-decoder's (``minitf train --model rnn``); the decoders are the
+same for both (:mod:`minitf.decoding`), the RNN carrying its recurrent state where the
+transformer keeps its KV cache.
 
     minitf generate --checkpoint run.npz --input "fbhad"                     # greedy
     minitf generate --checkpoint run.npz --input "fbhad" --beams 4 --num-return 3

@@ -1,6 +1,13 @@
 """``minitf train``: train a small encoder-decoder on a toy task, then print what it
 learned both ways -- teacher-forced and free-running -- and a few predictions.
 
+``--model`` picks the model: ``encoder-decoder``, the transformer (the default), or ``rnn``,
+the RNN encoder-decoder of Lesson 1 (:class:`minitf.models.RNNSeq2Seq`).  Each has its own
+flags (``--d-model``, ``--heads``, ``--post-ln``, ``--dropout`` for the transformer;
+``--cell``, ``--hidden``, ``--attention``, ``--conditioning``, ``--reverse-source``,
+``--bidirectional``, ``--scheduled-sampling`` and its ``--ss-*`` parameters for the RNN); a
+flag of the other model is refused.
+
 Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument."""
 from __future__ import annotations
 
@@ -11,18 +18,32 @@ import os
 import sys
 
 TASK_NAMES = ("copy", "reverse", "sort", "addition", "dates")
+MODELS = ("encoder-decoder", "rnn")
+TRANSFORMER, RNN = MODELS
+
+# scheduled-sampling schedules: the flag's name -> the schedule's name in minitf.rnn.scheduled_sampling
+SS_SCHEDULES = {"linear": "linear", "exp": "exponential", "invsigmoid": "inverse_sigmoid"}
+SS_HALFWAY = 0.5  # by default every schedule passes eps = 0.5 halfway through training
+
+# the flags that belong to one model (argparse dests), refused with the other
+TRANSFORMER_FLAGS = ("d_model", "heads", "post_ln", "dropout")
+RNN_FLAGS = ("cell", "hidden", "attention", "conditioning", "reverse_source", "bidirectional", "scheduled_sampling",
+             "ss_k", "ss_c", "ss_min", "ss_choice")
+# their defaults (None in argparse, so that a flag given for the other model can be told from one left out)
+TRANSFORMER_DEFAULTS = {"d_model": 64, "heads": 4, "dropout": 0.0, "layers": 2}
+RNN_DEFAULTS = {"cell": "lstm", "hidden": 64, "attention": "additive", "conditioning": "init", "layers": 1}
+RNN_BLAS_THREADS = 1  # see _blas_threads
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=TRANSFORMER, choices=MODELS,
+                   help="encoder-decoder: the transformer; rnn: the RNN encoder-decoder of Lesson 1")
     p.add_argument("--task", default="reverse", choices=TASK_NAMES, help="toy task (default: reverse)")
     p.add_argument("--steps", type=int, default=None, help="optimizer updates (default: 1200)")
     p.add_argument("--batch-size", type=int, default=None, help="examples per step (default: 64)")
     p.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 2e-3)")
-    p.add_argument("--d-model", type=int, default=64, help="model width D (default: 64)")
-    p.add_argument("--heads", type=int, default=4, help="attention heads H (default: 4)")
-    p.add_argument("--layers", type=int, default=2, help="encoder and decoder layers each (default: 2)")
-    p.add_argument("--post-ln", action="store_true", help="post-LN blocks instead of pre-LN")
-    p.add_argument("--dropout", type=float, default=0.0, help="dropout rate in [0, 1) on every sub-layer")
+    p.add_argument("--layers", type=int, default=None,
+                   help="encoder and decoder layers each (default: 2 for the transformer, 1 for the RNN)")
     p.add_argument("--seed", type=int, default=0, help="initialisation and data seed")
     p.add_argument("--eval-every", type=int, default=None, help="steps between evaluations; 0: only at the end (default: 250)")
     p.add_argument("--samples", type=int, default=5, help="predictions to print at the end")
@@ -30,14 +51,51 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics-out", metavar="FILE", help="write the final metrics as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
 
+    t = p.add_argument_group("the transformer (--model encoder-decoder)")
+    t.add_argument("--d-model", type=int, default=None, help="model width D (default: 64)")
+    t.add_argument("--heads", type=int, default=None, help="attention heads H (default: 4)")
+    t.add_argument("--post-ln", action="store_true", help="post-LN blocks instead of pre-LN")
+    t.add_argument("--dropout", type=float, default=None,
+                   help="dropout rate in [0, 1) on every sub-layer (default: 0.0)")
 
-# ModelConfig / TrainConfig field -> this command's flag, for messages
+    r = p.add_argument_group("the RNN encoder-decoder (--model rnn)")
+    r.add_argument("--cell", choices=("lstm", "gru", "rnn"), default=None,
+                   help="the recurrent cell of encoder and decoder (default: lstm)")
+    r.add_argument("--hidden", type=int, default=None, metavar="H", help="hidden width H (default: 64)")
+    r.add_argument("--attention", choices=("none", "additive", "dot", "general"), default=None,
+                   help="attention over the encoder states: none (the final state only), additive (Bahdanau), "
+                        "dot or general (Luong) (default: additive)")
+    r.add_argument("--conditioning", choices=("init", "concat", "both", "none"), default=None,
+                   help="how the encoder's final state reaches the decoder: its initial state (init), concatenated "
+                        "to every input (concat), both, or none (with attention only) (default: init)")
+    r.add_argument("--reverse-source", action="store_true", help="the encoder reads each source backwards")
+    r.add_argument("--bidirectional", action="store_true", help="a bidirectional encoder")
+    r.add_argument("--scheduled-sampling", choices=tuple(SS_SCHEDULES), default=None,
+                   help="feed the decoder its own previous token with probability 1 - eps, eps decaying by the "
+                        "schedule: "
+                        "linear (eps = max(min, k - c i)), exp (eps = k^i) or invsigmoid (eps = k / (k + exp(i / k))), "
+                        "i the updates so far (default: off, plain teacher forcing)")
+    r.add_argument("--ss-k", type=float, default=None, metavar="K",
+                   help="the schedule's k: linear's start (<= 1), exp's base (0 < k < 1), invsigmoid's k (>= 1) "
+                        "(default: linear 1; exp and invsigmoid: the k that gives eps = 0.5 halfway through --steps)")
+    r.add_argument("--ss-c", type=float, default=None, metavar="C",
+                   help="linear only: the slope c (default: k / --steps: eps falls to --ss-min by the last update)")
+    r.add_argument("--ss-min", type=float, default=None, metavar="EPS",
+                   help="linear only: the floor eps_min (default: 0)")
+    r.add_argument("--ss-choice", choices=("argmax", "sample"), default=None,
+                   help="the model's own token: its argmax, or a draw from its softmax (default: argmax)")
+
+
+# ModelConfig / RNNConfig / schedule field -> this command's flag, for messages
 _FLAGS = (("n_heads", "--heads"), ("d_model", "--d-model"), ("n_encoder_layers", "--layers"),
-          ("n_decoder_layers", "--layers"), ("dropout", "--dropout"), ("d_ff", "--d-model"))
+          ("n_decoder_layers", "--layers"), ("dropout", "--dropout"), ("d_ff", "--d-model"),
+          ("hidden_size", "--hidden"), ("attention", "--attention"), ("conditioning", "--conditioning"),
+          ("cell", "--cell"))
+_SS_FLAGS = (("k", "--ss-k"), ("c", "--ss-c"), ("eps_min", "--ss-min"))
 
 
-def _flag_names(message: str) -> str:
-    for name, flag in _FLAGS:
+def _flag_names(message: str, names=_FLAGS) -> str:
+    for name, flag in names:
         if message.startswith(name + ":"):
             return flag + message[len(name):]
     return message
@@ -48,28 +106,137 @@ def _usage_error(message: str) -> int:
     return 2
 
 
+def _given(args, dest: str) -> bool:
+    """Whether the flag was on the command line (the model-specific flags default to None or False)."""
+    return getattr(args, dest) not in (None, False)
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
 def _check_args(args) -> str | None:
     """The first problem with the command-line values, as a message naming the flag; None if fine."""
+    other, needs = (RNN_FLAGS, RNN) if args.model == TRANSFORMER else (TRANSFORMER_FLAGS, TRANSFORMER)
+    for dest in other:
+        if _given(args, dest):
+            return f"{_flag(dest)}: only used with --model {needs}, got --model {args.model}"
     for flag, value, low in (("--steps", args.steps, 1), ("--batch-size", args.batch_size, 1),
                              ("--eval-every", args.eval_every, 0), ("--seed", args.seed, 0),
                              ("--samples", args.samples, 0), ("--d-model", args.d_model, 1),
-                             ("--heads", args.heads, 1), ("--layers", args.layers, 1)):
+                             ("--heads", args.heads, 1), ("--layers", args.layers, 1), ("--hidden", args.hidden, 1)):
         if value is not None and value < low:
             kind = "a non-negative" if low == 0 else "a positive"
             return f"{flag}: expected {kind} integer, got {value}"
     if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
         return f"--lr: expected a positive finite number, got {args.lr}"
+    if args.model == RNN:
+        if args.scheduled_sampling is None:
+            given = [_flag(d) for d in ("ss_k", "ss_c", "ss_min", "ss_choice") if _given(args, d)]
+            if given:
+                return f"{', '.join(given)}: only used with --scheduled-sampling"
+        elif args.scheduled_sampling != "linear":
+            given = [_flag(d) for d in ("ss_c", "ss_min") if _given(args, d)]
+            if given:
+                return f"{', '.join(given)}: only used with --scheduled-sampling linear"
     return None
+
+
+# ---- the RNN's pieces ----------------------------------------------------------------------------
+def _halfway_k(name: str, steps: int) -> float:
+    """The k of schedule ``name`` whose eps is 0.5 after half the updates, i = steps / 2.
+
+    exponential: k^i = 0.5  ->  k = 0.5^(1 / i);
+    inverse sigmoid: k / (k + exp(i / k)) = 0.5  ->  k ln k = i, solved by bisection (k >= 1)."""
+    i = steps / 2
+    if name == "exponential":
+        return SS_HALFWAY ** (1.0 / i)
+    lo, hi = 1.0, max(2.0, i)  # k ln k is increasing for k >= 1; at k = max(2, i) it is >= i
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mid * math.log(mid) < i else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _teacher_forcing_schedule(args, steps: int):
+    """The ScheduledSampling policy the flags ask for (None: plain teacher forcing).
+    Raises ValueError naming the flag."""
+    from ..rnn.scheduled_sampling import ScheduledSampling, get_teacher_forcing_schedule
+
+    if args.scheduled_sampling is None:
+        return None
+    name = SS_SCHEDULES[args.scheduled_sampling]
+    if name == "linear":
+        k = 1.0 if args.ss_k is None else args.ss_k
+        params = {"k": k, "eps_min": 0.0 if args.ss_min is None else args.ss_min,
+                  "c": k / steps if args.ss_c is None else args.ss_c}
+    else:
+        params = {"k": _halfway_k(name, steps) if args.ss_k is None else args.ss_k}
+    try:
+        schedule = get_teacher_forcing_schedule(name, **params)
+    except ValueError as e:
+        raise ValueError(_flag_names(str(e), _SS_FLAGS)) from None
+    return ScheduledSampling(schedule, choice=args.ss_choice or "argmax", rng=args.seed)
+
+
+def _blas_threads(args):
+    """The BLAS thread count for training an RNN: one, unless the environment sets one.
+
+    A recurrent step multiplies matrices of B rows (64 by default); splitting each product
+    over threads costs more in synchronisation than it saves, and on a machine with other
+    work running it is ruinous (measured: a 40x slower training step on 2 busy cores)."""
+    import contextlib
+
+    from ..bench.blas import BLAS_THREAD_VARS, numpy_blas_threads
+
+    if args.model != RNN or any(os.environ.get(v) for v in BLAS_THREAD_VARS):
+        return contextlib.nullcontext(False)
+    return numpy_blas_threads(RNN_BLAS_THREADS)
+
+
+def _build(args, task):
+    """(model, its config, a one-line description, the scheduled-sampling policy or None).
+    Raises ValueError naming the flag."""
+    from ..models import EncoderDecoder, RNNSeq2Seq
+    from ..models.rnn_seq2seq import default_rnn_config
+    from ..training import default_model_config
+
+    steps = args.steps or 1200
+    if args.model == TRANSFORMER:
+        a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in TRANSFORMER_DEFAULTS.items()}
+        try:
+            cfg = default_model_config(task, d_model=a["d_model"], n_heads=a["heads"], d_ff=4 * a["d_model"],
+                                       n_encoder_layers=a["layers"], n_decoder_layers=a["layers"],
+                                       norm_first=not args.post_ln, dropout=a["dropout"], seed=args.seed)
+        except ValueError as e:  # e.g. --heads that does not divide --d-model
+            raise ValueError(_flag_names(str(e))) from None
+        model = EncoderDecoder(cfg)
+        text = (f"encoder-decoder, {model.num_parameters():,} parameters, D={cfg.d_model} H={cfg.n_heads} "
+                f"L={cfg.n_encoder_layers}+{cfg.n_decoder_layers} {'pre' if cfg.norm_first else 'post'}-LN")
+        return model, cfg, text, None
+    a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in RNN_DEFAULTS.items()}
+    try:
+        cfg = default_rnn_config(task, cell=a["cell"], hidden_size=a["hidden"], attention=a["attention"],
+                                 conditioning=a["conditioning"], n_encoder_layers=a["layers"],
+                                 n_decoder_layers=a["layers"], reverse_source=args.reverse_source,
+                                 bidirectional=args.bidirectional, seed=args.seed)
+    except ValueError as e:  # e.g. --attention dot with --bidirectional (the widths differ)
+        raise ValueError(_flag_names(str(e))) from None
+    policy = _teacher_forcing_schedule(args, steps)
+    model = RNNSeq2Seq(cfg, scheduled_sampling=policy)
+    extras = [x for x, on in (("bidirectional", cfg.bidirectional), ("reversed source", cfg.reverse_source)) if on]
+    text = (f"RNN encoder-decoder, {model.num_parameters():,} parameters, {cfg.cell.upper()} H={cfg.hidden_size} "
+            f"E={cfg.embedding_size} L={cfg.n_encoder_layers}+{cfg.n_decoder_layers}, attention {cfg.attention}, "
+            f"conditioning {cfg.conditioning}" + "".join(", " + x for x in extras))
+    return model, cfg, text, policy
 
 
 def run(args) -> int:
     import numpy as np
 
     from ..checkpoint import save_checkpoint
-    from ..models import EncoderDecoder
     from ..tasks import get_task
-    from ..training import (TrainConfig, TrainingDiverged, default_model_config, eval_pairs, evaluate,
-                            make_optimizer, train)
+    from ..training import TrainConfig, TrainingDiverged, eval_pairs, evaluate, make_optimizer, train
 
     problem = _check_args(args)
     if problem:
@@ -77,33 +244,40 @@ def run(args) -> int:
     task = get_task(args.task)
     tok = task.tokenizer
     try:
-        mcfg = default_model_config(task, d_model=args.d_model, n_heads=args.heads, d_ff=4 * args.d_model,
-                                    n_encoder_layers=args.layers, n_decoder_layers=args.layers,
-                                    norm_first=not args.post_ln, dropout=args.dropout, seed=args.seed)
-    except ValueError as e:  # e.g. --heads that does not divide --d-model
-        return _usage_error(_flag_names(str(e)))
+        model, mcfg, description, policy = _build(args, task)
+    except ValueError as e:
+        return _usage_error(str(e))
     given = {name: getattr(args, name) for name in ("batch_size", "lr", "eval_every") if getattr(args, name) is not None}
     tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=args.steps or 1200, **given)
-    model = EncoderDecoder(mcfg)
     optimizer = make_optimizer(model.parameters(), tcfg)
+    forcing = "teacher forcing"
+    if policy is not None:
+        schedule = policy.schedule.to_dict()
+        forcing = (f"scheduled sampling, {schedule.pop('name')} decay ("
+                   + ", ".join(f"{k}={v:.4g}" for k, v in schedule.items())
+                   + f"), the model's {policy.choice} token when not forced")
     print(f"task {task.name!r}: e.g. {task.sample(1, np.random.default_rng(args.seed))[0]}")
-    print(f"model: encoder-decoder, {model.num_parameters():,} parameters, D={mcfg.d_model} H={mcfg.n_heads} "
-          f"L={mcfg.n_encoder_layers}+{mcfg.n_decoder_layers} {'pre' if mcfg.norm_first else 'post'}-LN")
+    print(f"model: {description}")
     print(f"training: {tcfg.steps} steps of {tcfg.batch_size} examples, {tcfg.optimizer} lr {tcfg.lr:g} "
-          f"({tcfg.schedule}), teacher forcing")
+          f"({tcfg.schedule}), {forcing}")
 
     def report(step, hist):
         e = hist.evals[-1]
+        eps = f"  eps {policy.schedule(step):.3f}" if policy is not None else ""
         print(f"  step {step:5d}  loss {hist.loss[-1]:.4f}  teacher-forced acc {e['teacher_forced_token_accuracy']:.3f}"
-              f"  free-running exact {e['free_running_exact_match']:.3f}")
+              f"  free-running exact {e['free_running_exact_match']:.3f}{eps}")
 
-    try:
-        hist = train(model, task, tcfg, optimizer=optimizer, callback=report)
-    except TrainingDiverged as e:
-        print(f"minitf train: {e}", file=sys.stderr)
-        return 1
-    eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
-    final = evaluate(model, task.batch(eval_set))
+    with _blas_threads(args) as one_thread:
+        if one_thread:
+            print(f"  (NumPy's BLAS on {RNN_BLAS_THREADS} thread: a recurrent step's products are too small to share; "
+                  f"set OPENBLAS_NUM_THREADS to choose)")
+        try:
+            hist = train(model, task, tcfg, optimizer=optimizer, callback=report)
+        except TrainingDiverged as e:
+            print(f"minitf train: {e}", file=sys.stderr)
+            return 1
+        eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
+        final = evaluate(model, task.batch(eval_set))
     tokens_per_s = hist.tokens / hist.seconds
     print(f"\ndone in {hist.seconds:.1f} s ({tokens_per_s:,.0f} target tokens/s); "
           f"evaluation on {len(eval_set)} held-out examples (no training batch contained their sources):")
@@ -119,6 +293,7 @@ def run(args) -> int:
             print(f"  {src:>14s} -> {out:<14s} target {tgt:<14s} {'ok' if out == tgt else 'WRONG'}")
     metrics = {
         "task": task.name,
+        "model": args.model,
         "teacher_forced_loss": final["teacher_forced_loss"],
         "teacher_forced_token_accuracy": final["teacher_forced_token_accuracy"],
         "free_running_exact_match": final["free_running_exact_match"],
@@ -135,8 +310,11 @@ def run(args) -> int:
             json.dump(metrics, f, indent=2)
         print(f"\nmetrics written to {args.metrics_out}")
     if args.save:
-        save_checkpoint(args.save, config={"model": mcfg.to_dict(), "train": tcfg.to_dict()},
-                        params=model.parameters(), optimizer_state=optimizer.state_dict(),
+        config = {"architecture": args.model, "model": mcfg.to_dict(), "train": tcfg.to_dict()}
+        if policy is not None:
+            config["scheduled_sampling"] = {"schedule": policy.schedule.to_dict(), "choice": policy.choice,
+                                            "steps_taken": policy.step}
+        save_checkpoint(args.save, config=config, params=model.parameters(), optimizer_state=optimizer.state_dict(),
                         extra={"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config})
         print(f"checkpoint written to {os.path.abspath(args.save)}")
     return 0

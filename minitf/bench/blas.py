@@ -1,0 +1,107 @@
+"""Which BLAS a benchmark ran on, and how many threads it used -- asked of the library itself.
+
+NumPy's wheels ship OpenBLAS built for many CPUs at once (``DYNAMIC_ARCH``): at load time
+it picks one kernel set ("Haswell", "SkylakeX", "Zen", ...) for the CPU it finds, unless
+``OPENBLAS_CORETYPE`` forces one.  ``np.show_config()`` reports the *build* (its
+"openblas configuration" names the build machine's kernel); only the loaded library
+knows which kernel runs here, through ``openblas_get_corename()``.  :func:`numpy_blas`
+asks it, with ``ctypes``, and :func:`numpy_blas_threads` sets its thread count for a
+block of code (what ``OPENBLAS_NUM_THREADS`` does for a whole process).
+
+Nothing here changes a result: only which CPU threads do the arithmetic.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+
+import numpy as np
+
+__all__ = ["numpy_blas", "numpy_blas_threads", "torch_blas", "BLAS_THREAD_VARS"]
+
+BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+# (prefix, suffix) of OpenBLAS's C functions: scipy-openblas64 (NumPy >= 2 wheels), its 32-bit
+# sibling, and a plain system OpenBLAS
+_OPENBLAS_NAMINGS = (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"), ("openblas_", ""))
+
+
+def _loaded_openblas() -> tuple[ctypes.CDLL, str, str] | None:
+    """The OpenBLAS NumPy loaded, as (library, prefix, suffix); None if none is found (another
+    BLAS, or an OS without /proc/self/maps).  NumPy's own copy (in numpy.libs) comes first: SciPy
+    may have loaded another."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", f.read()))
+    except OSError:
+        return None
+    paths = sorted(paths, key=lambda p: ("numpy" not in p, p))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)  # already loaded by NumPy: this returns the same library
+        except OSError:
+            continue
+        for prefix, suffix in _OPENBLAS_NAMINGS:
+            if hasattr(lib, f"{prefix}get_corename{suffix}"):
+                return lib, prefix, suffix
+    return None
+
+
+def _call(openblas, name: str, restype, *args):
+    lib, prefix, suffix = openblas
+    fn = getattr(lib, f"{prefix}{name}{suffix}")
+    fn.restype = restype
+    return fn(*args)
+
+
+def numpy_blas() -> dict:
+    """NumPy's BLAS: ``library`` and ``version`` (from the build), ``kernel`` (the kernel set
+    OpenBLAS chose at run time) and ``threads`` (its current thread count) -- both None when
+    the library cannot be asked -- and ``coretype_env``, OPENBLAS_CORETYPE if it forced the kernel."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+    except (KeyError, TypeError, ValueError):  # an older NumPy: no dicts mode
+        blas = {}
+    out = {"library": blas.get("name"), "version": blas.get("version"), "kernel": None, "threads": None,
+           "coretype_env": os.environ.get("OPENBLAS_CORETYPE")}
+    openblas = _loaded_openblas()
+    if openblas is not None:
+        out["kernel"] = _call(openblas, "get_corename", ctypes.c_char_p).decode()
+        out["threads"] = int(_call(openblas, "get_num_threads", ctypes.c_int))
+    return out
+
+
+@contextlib.contextmanager
+def numpy_blas_threads(n: int):
+    """Run the block with NumPy's OpenBLAS on ``n`` threads, then restore the previous count.
+
+    Yields True if the count was set, False if this NumPy's BLAS cannot be asked (then
+    nothing changes)."""
+    openblas = _loaded_openblas()
+    if openblas is None:
+        yield False
+        return
+    before = int(_call(openblas, "get_num_threads", ctypes.c_int))
+    _call(openblas, "set_num_threads", None, ctypes.c_int(n))
+    try:
+        yield True
+    finally:
+        _call(openblas, "set_num_threads", None, ctypes.c_int(before))
+
+
+def torch_blas(torch) -> dict:
+    """PyTorch's CPU maths: ``library`` (its BLAS), ``kernel`` (the CPU capability its own
+    kernels were dispatched for, e.g. "AVX512"), ``threads`` (intra-op threads)."""
+    config = torch.__config__.show()
+    found = re.search(r"BLAS_INFO=(\w+)", config)
+    mkl = re.search(r"Intel\(R\) oneAPI Math Kernel Library Version ([\d.]+)", config)
+    library = found.group(1) if found else None
+    if library == "mkl" and mkl:
+        library = f"mkl {mkl.group(1)}"
+    try:
+        kernel = torch.backends.cpu.get_cpu_capability()
+    except AttributeError:  # torch < 2.1
+        kernel = None
+    return {"library": library, "kernel": kernel, "threads": torch.get_num_threads()}

@@ -1,0 +1,226 @@
+"""``minitf bench --rnn``: an LSTM encoder-decoder's training step -- forward, backward, AdamW
+update -- in NumPy next to PyTorch eager built on ``torch.nn.LSTM``, same sizes, same weights,
+same batch, in one run.
+
+Reference configuration (Sutskever et al., 2014, without the depth): source and target
+embeddings E 64, a one-layer LSTM encoder and a one-layer LSTM decoder of width H 128, the
+encoder's final (h, c) the decoder's initial state (``conditioning="init"``, no bridge), no
+attention, an output layer H -> V 64, cross-entropy over every target position; B 32,
+S = T = 32, float32, random tokens without padding.
+
+The torch side is the textbook module: two ``nn.Embedding``, ``nn.LSTM`` for the encoder,
+``nn.LSTM`` for the decoder started from the encoder's ``(h_n, c_n)``, ``nn.Linear``,
+``F.cross_entropy``, ``torch.optim.AdamW``.  It is given minitf's weights (the same map as
+``tests/test_rnn_torch_parity.py``), and the bench checks that the first losses agree, so
+both sides do the same arithmetic.
+
+The ratio reported is torch's seconds per step over NumPy's: above 1, NumPy is the faster.
+
+**Where NumPy's time goes** (measured on 2 shared cores, one thread, CPU time per step: NumPy
+34 ms, torch 20 ms).  minitf's recurrent loops run one cell step at a time, forward and
+backward, as the lesson writes them: 480 small matrix products per training step (per cell
+step, x W_ih and h W_hh forward, and dx, dW_ih, dh, dW_hh backward; the output layer per
+decoder step), about half the time, and several dozen NumPy calls on (32, 128) arrays per cell step
+plus the Python around them, the other half.  torch's ``nn.LSTM`` multiplies every step's input
+by W_ih in one product before its loop, and its loop and autograd run in C++.  A NumPy
+rewrite that does the same (the input products and the weight gradients over all steps at
+once, the output layer over all steps at once) measured 29 ms: 17% faster, still 1.4x
+torch's time -- too little to trade the step-by-step code students read for it.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..loss import cross_entropy
+from ..models.rnn_seq2seq import RNNSeq2Seq
+from ..optim import AdamW
+from ..rnn.config import RNNConfig
+from .blas import BLAS_THREAD_VARS, numpy_blas, numpy_blas_threads, torch_blas
+from .process import busy_machine_note, keep_freed_memory, load_average
+from .training import _median_times_in_blocks, reference_batch
+
+__all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "torch_step_fn",
+           "run_rnn_bench", "format_rnn_report"]
+
+REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, cell="lstm", embedding_size=64, hidden_size=128,
+                 n_encoder_layers=1, n_decoder_layers=1, conditioning="init", bridge="identity", attention="none",
+                 max_len=64, dtype="float32")
+BATCH = dict(B=32, S=32, T=32)
+
+
+def reference_config(seed: int = 0) -> RNNConfig:
+    """The benchmark's model: LSTM, E 64, H 128, 1 + 1 layers, V 64, no attention, float32."""
+    return RNNConfig(**REFERENCE, seed=seed)
+
+
+def numpy_step_fn(model: RNNSeq2Seq, batch):
+    """One NumPy training step on ``batch``, as ``minitf.training.train_step`` takes it
+    (without the clipping): returns a function that runs it and returns the loss."""
+    opt = AdamW(model.parameters(), lr=1e-4)
+
+    def step():
+        logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
+        loss, dlogits = cross_entropy(logits, batch.labels)
+        model.zero_grad()
+        model.backward(dlogits, cache)
+        opt.step(model.gradients())
+        return loss
+
+    return step
+
+
+def torch_lstm_seq2seq(model: RNNSeq2Seq):
+    """A ``torch.nn.Module`` computing ``model``'s function with ``model``'s weights (see the module doc)."""
+    import torch
+    from torch import nn
+
+    c = model.config
+    P = model.parameters()
+
+    def tensor(a):
+        return torch.tensor(np.ascontiguousarray(a))
+
+    class TorchLSTMSeq2Seq(nn.Module):
+        """src_ids (B, S), decoder_input_ids (B, T) -> logits (B, T, V)."""
+
+        def __init__(self):
+            super().__init__()
+            E, H, V = c.embedding_size, c.hidden_size, c.tgt_vocab_size
+            self.src_embed = nn.Embedding(c.src_vocab_size, E, padding_idx=c.pad_id)
+            self.tgt_embed = nn.Embedding(V, E, padding_idx=c.pad_id)
+            self.encoder = nn.LSTM(E, H, batch_first=True)
+            self.decoder = nn.LSTM(E, H, batch_first=True)
+            self.head = nn.Linear(H, V)
+            with torch.no_grad():
+                self.src_embed.weight.copy_(tensor(P["src_embed.W_E"]))
+                self.tgt_embed.weight.copy_(tensor(P["tgt_embed.W_E"]))
+                for lstm, prefix in ((self.encoder, "encoder.forward_cells.0."), (self.decoder, "decoder_cells.0.")):
+                    lstm.weight_ih_l0.copy_(tensor(P[prefix + "W_ih"].T))  # minitf stores x @ W: torch's W.T
+                    lstm.weight_hh_l0.copy_(tensor(P[prefix + "W_hh"].T))
+                    lstm.bias_ih_l0.copy_(tensor(P[prefix + "b_ih"]))
+                    lstm.bias_hh_l0.copy_(tensor(P[prefix + "b_hh"]))
+                self.head.weight.copy_(tensor(P["W_U"].T))
+                self.head.bias.copy_(tensor(P["b_U"]))
+
+        def forward(self, src_ids, decoder_input_ids):
+            _, final = self.encoder(self.src_embed(src_ids))  # (h_n, c_n), each (1, B, H)
+            out, _ = self.decoder(self.tgt_embed(decoder_input_ids), final)  # (B, T, H)
+            return self.head(out)  # (B, T, V)
+
+    return TorchLSTMSeq2Seq()
+
+
+def torch_step_fn(model: RNNSeq2Seq, batch):
+    """The same training step in PyTorch eager, from ``model``'s weights; returns a function
+    that runs it and returns the loss."""
+    import torch
+    import torch.nn.functional as F
+
+    tm = torch_lstm_seq2seq(model)
+    tm.train()
+    opt = torch.optim.AdamW(tm.parameters(), lr=1e-4, foreach=True)
+    src = torch.as_tensor(batch.input_ids)
+    dec = torch.as_tensor(batch.decoder_input_ids)
+    labels = torch.as_tensor(batch.labels)
+
+    def step():
+        logits = tm(src, dec)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
+        opt.zero_grad(set_to_none=False)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int = 0, with_torch: bool = True,
+                  threads: int | None = 1) -> dict:
+    """Median seconds per training step in NumPy and (when installed) PyTorch, taking turns in
+    ``rounds`` blocks of ``warmup`` untimed and ``repeats`` timed steps each.
+
+    ``threads``: NumPy's OpenBLAS threads and torch's intra-op threads, the same for both, set
+    for the bench and restored after (None: each library's own default).  One by default: a
+    recurrent step multiplies (B, H) by (H, 4H) -- (32, 128) by (128, 512) here -- too small a
+    product to share between threads, and on a machine with other work running, sharing it
+    costs each side many times its single-thread time.
+
+    Returns ``numpy_s_per_step``, ``torch_s_per_step`` and ``ratio`` (torch / numpy; None
+    without torch), ``first_loss`` of each (the same weights and batch: they agree),
+    ``numpy_blas`` / ``torch_blas`` (library, kernel, threads, read from the libraries during
+    the bench), and what it ran on: ``config``, ``batch``, ``threads``, ``load_average``
+    (before the bench), ``cpu_count``, ``blas_threads_env``, ``allocator_tuned``.
+    """
+    import contextlib
+
+    load = load_average()  # before any work of ours: how busy the machine already is
+    allocator_tuned = keep_freed_memory()  # the setting minitf's training loop uses, for both sides
+    cfg = reference_config(seed)
+    batch = reference_batch(B=BATCH["B"], S=BATCH["S"], T=BATCH["T"], V=cfg.tgt_vocab_size, seed=seed)
+    out = {"config": {**REFERENCE}, "batch": dict(BATCH), "repeats": repeats, "rounds": rounds, "threads": threads,
+           "load_average": load, "cpu_count": os.cpu_count(), "allocator_tuned": allocator_tuned,
+           "blas_threads_env": {k: os.environ.get(k) for k in BLAS_THREAD_VARS},
+           "torch_blas": None, "torch_s_per_step": None, "ratio": None}
+    torch = None
+    if with_torch:
+        try:
+            import torch
+        except ImportError:
+            out["torch_note"] = "PyTorch is not installed"
+    with contextlib.ExitStack() as settings:
+        if threads is not None:
+            settings.enter_context(numpy_blas_threads(threads))
+            if torch is not None:
+                settings.callback(torch.set_num_threads, torch.get_num_threads())  # restored on the way out
+                torch.set_num_threads(threads)
+        steps = {"numpy": numpy_step_fn(RNNSeq2Seq(cfg), batch)}
+        out["numpy_blas"] = numpy_blas()
+        if torch is not None:
+            out["torch_version"] = torch.__version__
+            out["torch_blas"] = torch_blas(torch)
+            steps["torch"] = torch_step_fn(RNNSeq2Seq(cfg), batch)
+        out["first_loss"] = {name: float(fn()) for name, fn in steps.items()}  # from the same weights
+        seconds = _median_times_in_blocks(steps, repeats, warmup, rounds)
+    out["numpy_s_per_step"] = seconds["numpy"]
+    if "torch" in seconds:
+        out["torch_s_per_step"] = seconds["torch"]
+        out["ratio"] = seconds["torch"] / seconds["numpy"]
+    return out
+
+
+def _blas_line(b: dict) -> str:
+    """'scipy-openblas 0.3.31, SkylakeX kernel, 1 thread' from a numpy_blas() / torch_blas() dict."""
+    library = " ".join(str(x) for x in (b.get("library"), b.get("version")) if x) or "BLAS unknown"
+    kernel = f"{b['kernel']} kernel" if b.get("kernel") else "kernel unknown"
+    if b.get("coretype_env"):
+        kernel += f" (forced by OPENBLAS_CORETYPE={b['coretype_env']})"
+    n = b.get("threads")
+    return f"{library}, {kernel}, {n if n is not None else '?'} thread{'' if n == 1 else 's'}"
+
+
+def format_rnn_report(r: dict) -> str:
+    """The result of :func:`run_rnn_bench` as a short plain-text report."""
+    c, b = r["config"], r["batch"]
+    lines = [f"LSTM encoder-decoder training step (forward + backward + AdamW), float32, E={c['embedding_size']} "
+             f"H={c['hidden_size']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} V={c['tgt_vocab_size']} "
+             f"B={b['B']} S={b['S']} T={b['T']}, no attention",
+             f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {_blas_line(r['numpy_blas'])}"]
+    if r.get("torch_s_per_step"):
+        lines += [f"  torch eager  {r['torch_s_per_step'] * 1e3:8.1f} ms/step   torch {r['torch_version']}: "
+                  f"{_blas_line(r['torch_blas'])}",
+                  f"  ratio torch/numpy: {r['ratio']:.2f} (goal >= 1, NumPy at least as fast: "
+                  f"{'met' if r['ratio'] >= 1 else 'NOT met'})",
+                  f"  first loss: numpy {r['first_loss']['numpy']:.6f}, torch {r['first_loss']['torch']:.6f} "
+                  f"(same weights, same batch)"]
+    else:
+        lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
+    env = ", ".join(f"{k}={v}" for k, v in r.get("blas_threads_env", {}).items() if v)
+    threads = "each library's default" if r.get("threads") is None else f"{r['threads']} for both sides"
+    lines.append(f"  median of {r['rounds']} blocks of {r['repeats']} steps each side, taking turns; threads: {threads}"
+                 f"{f' ({env} set)' if env else ''}; {r['cpu_count']} CPUs")
+    busy = busy_machine_note(r.get("load_average"), r.get("cpu_count"))
+    if busy:
+        lines.append("  " + busy)
+    return "\n".join(lines)
