@@ -101,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
         if args.beams is not None and args.beams > V:
             # each beam keeps a distinct continuation: more beams than tokens buys nothing but memory
             raise _UsageError(f"--beams: expected at most the vocabulary size {V}, got {args.beams}")
-        src_ids = _source_ids(tokenizer, args.input, model.config.max_len)
+        from minitf.models import DecoderOnly
+
+        # a decoder-only model reads source, <bos> and at least one new token within max_len
+        room = model.config.max_len - 2 if isinstance(model, DecoderOnly) else model.config.max_len
+        src_ids = _source_ids(tokenizer, args.input, room)
         # start and end tokens: the model's own (load_model checked the tokenizer agrees)
         common = dict(max_new_tokens=args.max_len, no_repeat_ngram_size=args.no_repeat_ngram, trace=args.trace)
         try:

@@ -1,12 +1,14 @@
 """``minitf train``: train a small encoder-decoder on a toy task, then print what it
 learned both ways -- teacher-forced and free-running -- and a few predictions.
 
-``--model`` picks the model: ``encoder-decoder``, the transformer (the default), or ``rnn``,
-the RNN encoder-decoder of Lesson 1 (:class:`minitf.models.RNNSeq2Seq`).  Each has its own
-flags (``--d-model``, ``--heads``, ``--post-ln``, ``--dropout`` for the transformer;
-``--cell``, ``--hidden``, ``--attention``, ``--conditioning``, ``--reverse-source``,
-``--bidirectional``, ``--scheduled-sampling`` and its ``--ss-*`` parameters for the RNN); a
-flag of the other model is refused.
+``--model`` picks the model: ``encoder-decoder``, the transformer (the default); ``rnn``,
+the RNN encoder-decoder of Lesson 1 (:class:`minitf.models.RNNSeq2Seq`); or ``decoder-only``,
+the transformer's decoder alone reading ``source <bos> target`` as one sequence
+(:class:`minitf.models.DecoderOnly`, ``--layers`` decoder blocks).  The transformers share
+their flags (``--d-model``, ``--heads``, ``--post-ln``, ``--dropout``); the RNN has its own
+(``--cell``, ``--hidden``, ``--attention``, ``--conditioning``, ``--reverse-source``,
+``--bidirectional``, ``--scheduled-sampling`` and its ``--ss-*`` parameters); a flag of the
+other kind is refused.
 
 Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument."""
 from __future__ import annotations
@@ -18,8 +20,8 @@ import os
 import sys
 
 TASK_NAMES = ("copy", "reverse", "sort", "addition", "dates")
-MODELS = ("encoder-decoder", "rnn")
-TRANSFORMER, RNN = MODELS
+MODELS = ("encoder-decoder", "rnn", "decoder-only")
+TRANSFORMER, RNN, DECODER_ONLY = MODELS
 
 # scheduled-sampling schedules: the flag's name -> the schedule's name in minitf.rnn.scheduled_sampling
 SS_SCHEDULES = {"linear": "linear", "exp": "exponential", "invsigmoid": "inverse_sigmoid"}
@@ -37,7 +39,8 @@ RNN_BLAS_THREADS = 1  # see _blas_threads
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=TRANSFORMER, choices=MODELS,
-                   help="encoder-decoder: the transformer; rnn: the RNN encoder-decoder of Lesson 1")
+                   help="encoder-decoder: the transformer; rnn: the RNN encoder-decoder of Lesson 1; decoder-only: "
+                        "the transformer's decoder alone, reading source <bos> target as one sequence")
     p.add_argument("--task", default="reverse", choices=TASK_NAMES, help="toy task (default: reverse)")
     p.add_argument("--steps", type=int, default=None, help="optimizer updates (default: 1200)")
     p.add_argument("--batch-size", type=int, default=None, help="examples per step (default: 64)")
@@ -117,7 +120,7 @@ def _flag(dest: str) -> str:
 
 def _check_args(args) -> str | None:
     """The first problem with the command-line values, as a message naming the flag; None if fine."""
-    other, needs = (RNN_FLAGS, RNN) if args.model == TRANSFORMER else (TRANSFORMER_FLAGS, TRANSFORMER)
+    other, needs = (TRANSFORMER_FLAGS, "encoder-decoder or decoder-only") if args.model == RNN else (RNN_FLAGS, RNN)
     for dest in other:
         if _given(args, dest):
             return f"{_flag(dest)}: only used with --model {needs}, got --model {args.model}"
@@ -197,11 +200,23 @@ def _blas_threads(args):
 def _build(args, task):
     """(model, its config, a one-line description, the scheduled-sampling policy or None).
     Raises ValueError naming the flag."""
-    from ..models import EncoderDecoder, RNNSeq2Seq
+    from ..models import DecoderOnly, EncoderDecoder, RNNSeq2Seq
     from ..models.rnn_seq2seq import default_rnn_config
     from ..training import default_model_config
 
     steps = args.steps or 1200
+    if args.model == DECODER_ONLY:
+        a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in TRANSFORMER_DEFAULTS.items()}
+        try:  # one stack: --layers decoder blocks
+            cfg = default_model_config(task, d_model=a["d_model"], n_heads=a["heads"], d_ff=4 * a["d_model"],
+                                       n_encoder_layers=0, n_decoder_layers=a["layers"],
+                                       norm_first=not args.post_ln, dropout=a["dropout"], seed=args.seed)
+        except ValueError as e:
+            raise ValueError(_flag_names(str(e))) from None
+        model = DecoderOnly(cfg)
+        text = (f"decoder-only, {model.num_parameters():,} parameters, D={cfg.d_model} H={cfg.n_heads} "
+                f"L={cfg.n_decoder_layers} {'pre' if cfg.norm_first else 'post'}-LN")
+        return model, cfg, text, None
     if args.model == TRANSFORMER:
         a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in TRANSFORMER_DEFAULTS.items()}
         try:
