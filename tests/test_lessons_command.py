@@ -69,7 +69,7 @@ def rendered(tmp_path_factory):
     pytest.importorskip("nbconvert", reason="rendering needs pip install -e '.[lessons]'")
     pytest.importorskip("jupyter_server_mathjax", reason="rendering needs pip install -e '.[lessons]'")
     out = tmp_path_factory.mktemp("site")
-    assert main(["lessons", "--html", str(out), "3"]) == 0
+    assert main(["lessons", "--html", str(out), "3", "A"]) == 0
     return out
 
 
@@ -107,3 +107,20 @@ def test_a_headless_browser_draws_the_page(rendered, tmp_path):
     dark = (pixels.max(axis=-1) < 0.3).mean()  # text
     coloured = (pixels.max(axis=-1) - pixels.min(axis=-1) > 0.25).mean()  # figures and syntax colours
     assert 0.005 < dark < 0.5 and coloured > 0.001, (dark, coloured)
+
+
+def test_a_headless_browser_typesets_every_formula(rendered):
+    """Appendix A's display formulas ($$...$$ in its markdown) come out typeset by the MathJax
+    copied beside the pages (offline): as many MathJax displays in the page as formulas."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("needs Chromium (apt-get install chromium)")
+    import json
+
+    cells = json.loads((FOLDER / "A-formulas.ipynb").read_text(encoding="utf-8"))["cells"]
+    n_formulas = sum("".join(c["source"]).count("$$") // 2 for c in cells if c["cell_type"] == "markdown")
+    assert n_formulas > 20
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=20000",
+                          "--dump-dom", (rendered / "A-formulas.html").as_uri()],
+                         check=True, capture_output=True, text=True, timeout=120).stdout
+    assert dom.count('class="MathJax_Display"') == n_formulas

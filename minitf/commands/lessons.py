@@ -78,7 +78,7 @@ def _mathjax(out: Path) -> str:
     source = Path(jupyter_server_mathjax.__file__).parent / "static"
     if not (out / "mathjax").exists():
         shutil.copytree(source, out / "mathjax")
-    return "mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+    return "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"  # the config the package ships
 
 
 def _render(lessons, folder: Path, out: Path, kind: str, timeout: float) -> list[tuple]:
