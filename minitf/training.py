@@ -14,7 +14,10 @@ Evaluation runs the same model two ways:
 * free-running: the model feeds itself with greedy decoding; we report exact match
   (the whole output right) and token accuracy (position by position against the target).
 
-The gap between the two is exposure bias made visible.
+The gap between the two is exposure bias made visible.  Scheduled sampling
+(:mod:`minitf.scheduled_sampling`, ``train(..., scheduled_sampling=policy)``) is a
+training-side mitigation for the encoder-decoder: a forward-only first pass supplies the
+model's own tokens, mixed into the decoder inputs of the ordinary step above.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from .models.encoder_only import mask_tokens
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
 from .bench.process import keep_freed_memory
 from .schedules import SCHEDULES, get_schedule
+from .scheduled_sampling import ScheduledSampling, scheduled_sampling_batch
 
 OPTIMIZERS = ("sgd", "adam", "adamw")
 """The optimizers :func:`make_optimizer` builds (``TrainConfig.optimizer``)."""
@@ -316,9 +320,23 @@ def eval_pairs(task, cfg: TrainConfig) -> list:
 
 
 def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
-               label_smoothing: float = 0.0, *, decoder_only_format: str = "concat", rng=None) -> dict:
+               label_smoothing: float = 0.0, *, decoder_only_format: str = "concat", rng=None,
+               scheduled_sampling: ScheduledSampling | None = None) -> dict:
     """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens`` (the scored
-    positions).  ``decoder_only_format`` and ``rng`` as in :func:`forward_loss`."""
+    positions).  ``decoder_only_format`` and ``rng`` as in :func:`forward_loss`.
+
+    With a ``scheduled_sampling`` policy (an :class:`EncoderDecoder` only) the step takes two
+    decoder passes: pass 1, forward only, supplies the model's own tokens, mixed into the
+    decoder inputs (:func:`minitf.scheduled_sampling.scheduled_sampling_batch`); pass 2 is the
+    update below on the mixed inputs against the gold labels -- no gradient through pass 1.
+    The result then also holds ``eps`` and ``gold_fraction`` (the share of real target
+    positions fed the gold token).
+    """
+    extra = {}
+    if scheduled_sampling is not None:
+        batch, mix = scheduled_sampling_batch(model, batch, scheduled_sampling)
+        real = batch.labels != IGNORE_INDEX  # (B, T)
+        extra = {"eps": mix.eps, "gold_fraction": float(mix.gold[real].mean())}
     loss, dlogits, cache, _, labels = forward_loss(model, batch, label_smoothing,
                                                    decoder_only_format=decoder_only_format, rng=rng)
     if not math.isfinite(loss):
@@ -334,10 +352,11 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
         raise TrainingDiverged(f"gradient norm is {norm}: training stopped before the update")
     optimizer.lr = lr
     optimizer.step(grads)
-    return {"loss": loss, "grad_norm": norm, "n_tokens": int((labels != IGNORE_INDEX).sum())}
+    return {"loss": loss, "grad_norm": norm, "n_tokens": int((labels != IGNORE_INDEX).sum()), **extra}
 
 
-def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=()) -> History:
+def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=(),
+          scheduled_sampling: ScheduledSampling | None = None) -> History:
     """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
     a fixed set (:func:`eval_pairs`).  ``callback(step, history)`` is called after each
     evaluation.
@@ -351,8 +370,15 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     encoder-only model is trained to fill in masked tokens of the sources
     (:func:`forward_loss`), its masking drawn from its own generator (seeded by ``cfg.seed``),
     so the data order is the same whatever the model.
+
+    ``scheduled_sampling``: an encoder-decoder's teacher-forcing policy, one schedule step
+    per update (:func:`train_step`); evaluation stays teacher-forced and free-running as
+    always.  (An RNN's policy lives in its model: ``RNNSeq2Seq(config, scheduled_sampling=...)``.)
     """
     cfg = cfg or TrainConfig()
+    if scheduled_sampling is not None and not isinstance(model, EncoderDecoder):
+        raise TypeError(f"scheduled_sampling: only for an EncoderDecoder here, got a {type(model).__name__}"
+                        + (" (give the policy to RNNSeq2Seq itself)" if isinstance(model, RNNSeq2Seq) else ""))
     rng = np.random.default_rng(cfg.seed)
     masking_rng = np.random.default_rng([cfg.seed, 1])  # an encoder-only model's blanks, apart from the data order
     evaluation = eval_pairs(task, cfg)
@@ -375,7 +401,8 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     for step in bar:
         try:
             out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing,
-                             decoder_only_format=cfg.decoder_only_format, rng=masking_rng)
+                             decoder_only_format=cfg.decoder_only_format, rng=masking_rng,
+                             scheduled_sampling=scheduled_sampling)
         except TrainingDiverged as e:
             raise TrainingDiverged(f"step {step}: {e}") from None
         hist.step.append(step)

@@ -7,8 +7,10 @@ the transformer's decoder alone reading ``source <bos> target`` as one sequence
 (:class:`minitf.models.DecoderOnly`, ``--layers`` decoder blocks).  The transformers share
 their flags (``--d-model``, ``--heads``, ``--post-ln``, ``--dropout``); the RNN has its own
 (``--cell``, ``--hidden``, ``--attention``, ``--conditioning``, ``--reverse-source``,
-``--bidirectional``, ``--scheduled-sampling`` and its ``--ss-*`` parameters); a flag of the
-other kind is refused.
+``--bidirectional``); a flag of the other kind is refused.  ``--scheduled-sampling`` and its
+``--ss-*`` parameters work with the RNN (sampled inside its step-by-step decoder) and the
+encoder-decoder (two decoder passes per step, :mod:`minitf.scheduled_sampling`), not with
+the decoder-only model.
 
 Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument."""
 from __future__ import annotations
@@ -24,13 +26,15 @@ MODELS = ("encoder-decoder", "rnn", "decoder-only")
 TRANSFORMER, RNN, DECODER_ONLY = MODELS
 
 # scheduled-sampling schedules: the flag's name -> the schedule's name in minitf.rnn.scheduled_sampling
+# (the transformer's two-pass version, minitf.scheduled_sampling, uses the same)
 SS_SCHEDULES = {"linear": "linear", "exp": "exponential", "invsigmoid": "inverse_sigmoid"}
 SS_HALFWAY = 0.5  # by default every schedule passes eps = 0.5 halfway through training
 
 # the flags that belong to one model (argparse dests), refused with the other
 TRANSFORMER_FLAGS = ("d_model", "heads", "post_ln", "dropout")
-RNN_FLAGS = ("cell", "hidden", "attention", "conditioning", "reverse_source", "bidirectional", "scheduled_sampling",
-             "ss_k", "ss_c", "ss_min", "ss_choice")
+RNN_FLAGS = ("cell", "hidden", "attention", "conditioning", "reverse_source", "bidirectional")
+SS_FLAGS = ("scheduled_sampling", "ss_k", "ss_c", "ss_min", "ss_choice")  # the RNN and the encoder-decoder
+SS_MODELS = (RNN, TRANSFORMER)
 # their defaults (None in argparse, so that a flag given for the other model can be told from one left out)
 TRANSFORMER_DEFAULTS = {"d_model": 64, "heads": 4, "dropout": 0.0, "layers": 2}
 RNN_DEFAULTS = {"cell": "lstm", "hidden": 64, "attention": "additive", "conditioning": "init", "layers": 1}
@@ -73,19 +77,23 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "to every input (concat), both, or none (with attention only) (default: init)")
     r.add_argument("--reverse-source", action="store_true", help="the encoder reads each source backwards")
     r.add_argument("--bidirectional", action="store_true", help="a bidirectional encoder")
-    r.add_argument("--scheduled-sampling", choices=tuple(SS_SCHEDULES), default=None,
+
+    s = p.add_argument_group("scheduled sampling (--model rnn or encoder-decoder)")
+    s.add_argument("--scheduled-sampling", choices=tuple(SS_SCHEDULES), default=None,
                    help="feed the decoder its own previous token with probability 1 - eps, eps decaying by the "
                         "schedule: "
                         "linear (eps = max(min, k - c i)), exp (eps = k^i) or invsigmoid (eps = k / (k + exp(i / k))), "
-                        "i the updates so far (default: off, plain teacher forcing)")
-    r.add_argument("--ss-k", type=float, default=None, metavar="K",
+                        "i the updates so far; the encoder-decoder takes its tokens from a first, forward-only "
+                        "decoder pass on the gold inputs (Mihaylova & Martins 2019) "
+                        "(default: off, plain teacher forcing)")
+    s.add_argument("--ss-k", type=float, default=None, metavar="K",
                    help="the schedule's k: linear's start (<= 1), exp's base (0 < k < 1), invsigmoid's k (>= 1) "
                         "(default: linear 1; exp and invsigmoid: the k that gives eps = 0.5 halfway through --steps)")
-    r.add_argument("--ss-c", type=float, default=None, metavar="C",
+    s.add_argument("--ss-c", type=float, default=None, metavar="C",
                    help="linear only: the slope c (default: k / --steps: eps falls to --ss-min by the last update)")
-    r.add_argument("--ss-min", type=float, default=None, metavar="EPS",
+    s.add_argument("--ss-min", type=float, default=None, metavar="EPS",
                    help="linear only: the floor eps_min (default: 0)")
-    r.add_argument("--ss-choice", choices=("argmax", "sample"), default=None,
+    s.add_argument("--ss-choice", choices=("argmax", "sample"), default=None,
                    help="the model's own token: its argmax, or a draw from its softmax (default: argmax)")
 
 
@@ -124,6 +132,10 @@ def _check_args(args) -> str | None:
     for dest in other:
         if _given(args, dest):
             return f"{_flag(dest)}: only used with --model {needs}, got --model {args.model}"
+    if args.model not in SS_MODELS:
+        for dest in SS_FLAGS:
+            if _given(args, dest):
+                return f"{_flag(dest)}: only used with --model rnn or encoder-decoder, got --model {args.model}"
     for flag, value, low in (("--steps", args.steps, 1), ("--batch-size", args.batch_size, 1),
                              ("--eval-every", args.eval_every, 0), ("--seed", args.seed, 0),
                              ("--samples", args.samples, 0), ("--d-model", args.d_model, 1),
@@ -133,7 +145,7 @@ def _check_args(args) -> str | None:
             return f"{flag}: expected {kind} integer, got {value}"
     if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
         return f"--lr: expected a positive finite number, got {args.lr}"
-    if args.model == RNN:
+    if args.model in SS_MODELS:
         if args.scheduled_sampling is None:
             given = [_flag(d) for d in ("ss_k", "ss_c", "ss_min", "ss_choice") if _given(args, d)]
             if given:
@@ -225,10 +237,11 @@ def _build(args, task):
                                        norm_first=not args.post_ln, dropout=a["dropout"], seed=args.seed)
         except ValueError as e:  # e.g. --heads that does not divide --d-model
             raise ValueError(_flag_names(str(e))) from None
+        policy = _teacher_forcing_schedule(args, steps)  # None without --scheduled-sampling
         model = EncoderDecoder(cfg)
         text = (f"encoder-decoder, {model.num_parameters():,} parameters, D={cfg.d_model} H={cfg.n_heads} "
                 f"L={cfg.n_encoder_layers}+{cfg.n_decoder_layers} {'pre' if cfg.norm_first else 'post'}-LN")
-        return model, cfg, text, None
+        return model, cfg, text, policy
     a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in RNN_DEFAULTS.items()}
     try:
         cfg = default_rnn_config(task, cell=a["cell"], hidden_size=a["hidden"], attention=a["attention"],
@@ -270,7 +283,8 @@ def run(args) -> int:
         schedule = policy.schedule.to_dict()
         forcing = (f"scheduled sampling, {schedule.pop('name')} decay ("
                    + ", ".join(f"{k}={v:.4g}" for k, v in schedule.items())
-                   + f"), the model's {policy.choice} token when not forced")
+                   + f"), the model's {policy.choice} token when not forced"
+                   + (", from a first decoder pass" if args.model == TRANSFORMER else ""))
     print(f"task {task.name!r}: e.g. {task.sample(1, np.random.default_rng(args.seed))[0]}")
     print(f"model: {description}")
     print(f"training: {tcfg.steps} steps of {tcfg.batch_size} examples, {tcfg.optimizer} lr {tcfg.lr:g} "
@@ -287,7 +301,9 @@ def run(args) -> int:
             print(f"  (NumPy's BLAS on {RNN_BLAS_THREADS} thread: a recurrent step's products are too small to share; "
                   f"set OPENBLAS_NUM_THREADS to choose)")
         try:
-            hist = train(model, task, tcfg, optimizer=optimizer, callback=report)
+            # the RNN's policy sits in its model; the encoder-decoder's is the training loop's (two passes)
+            hist = train(model, task, tcfg, optimizer=optimizer, callback=report,
+                         scheduled_sampling=policy if args.model == TRANSFORMER else None)
         except TrainingDiverged as e:
             print(f"minitf train: {e}", file=sys.stderr)
             return 1
