@@ -12,6 +12,17 @@ Multi-head attention projects queries from ``x_q`` and keys/values from ``x_kv``
 self-attention is ``x_q is x_kv``; cross-attention takes ``x_q`` = decoder states and
 ``x_kv`` = H_enc.  Its backward returns the two input gradients *separately*, so the
 caller sees exactly how much of the gradient flows into the encoder through K and V.
+
+Two hooks serve a model that reads the attention weights A themselves (the
+pointer-generator, :mod:`minitf.models.pointer_generator`, copies with them); both
+default to None, the standard attention:
+
+* ``weights``, in the forward and the backward: another map from scores to weights than
+  the softmax, an object with ``forward(scores, mask) -> A`` and ``backward(dA, A) ->
+  dscores`` (like the softmax's, its backward needs only its output; coverage adds w_c c_t
+  to the scores, one query after the other, and c_t is a sum of earlier rows of A);
+* ``dA_extra``, in the backward: the gradient of the loss through whatever else read A,
+  added to the gradient through ``out = A V`` before the softmax backward.
 """
 from __future__ import annotations
 
@@ -61,7 +72,19 @@ def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> 
                          f"e.g. (T, S) or (B, 1, 1, S); got {mask.shape}")
 
 
-def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None):
+def masked_softmax(scores: np.ndarray, mask=None) -> np.ndarray:
+    """scores (..., S) -> A = softmax(scores) over the keys (..., S); a query whose every key
+    is masked gets all-zero weights, hence a zero output and a zero gradient, instead of a
+    meaningless uniform average.  ``mask`` (broadcastable to scores) is already in them."""
+    A = softmax(scores)  # (..., S)
+    if mask is not None:
+        row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?
+        if not row_alive.all():
+            A *= row_alive  # fully-masked rows -> zero weights
+    return A
+
+
+def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None, weights=None):
     """Q (B, H, T, Dh), K and V (B, H, S, Dh), mask broadcastable to (B, H, T, S)
     -> out (B, H, T, Dh), cache.
 
@@ -70,6 +93,9 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
 
     A query whose every key is masked gets all-zero weights, hence a zero output and a
     zero gradient, instead of a meaningless uniform average.
+
+    ``weights``: None (the softmax), or another map from scores to weights (module
+    docstring: the pointer-generator's coverage).
     """
     mask = None if mask is None else np.asarray(mask)
     _check_attention_args(Q, K, V, mask)
@@ -78,24 +104,30 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     scores *= 1.0 / math.sqrt(Dh)
     if mask is not None:
         scores += mask  # (T, S) or (B, 1, 1, S), broadcast: blocked keys get MASK_VALUE
-    A = softmax(scores)  # (B, H, T, S)
-    if mask is not None:
-        row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?
-        if not row_alive.all():
-            A *= row_alive  # fully-masked rows -> zero weights
+    A = masked_softmax(scores, mask) if weights is None else weights.forward(scores, mask)  # (B, H, T, S)
     out = A @ V  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
     return out, AttentionCache(Q, K, V, A)
 
 
-def scaled_dot_product_attention_backward(dout: np.ndarray, cache: AttentionCache):
-    """dout (B, H, T, Dh) -> (dQ, dK, dV), shaped like Q, K, V."""
+def scaled_dot_product_attention_backward(dout: np.ndarray, cache: AttentionCache, dA_extra=None,
+                                          weights=None):
+    """dout (B, H, T, Dh) -> (dQ, dK, dV), shaped like Q, K, V.
+
+    ``dA_extra`` (B, H, T, S), optional: the gradient on the weights from another reader of
+    A; ``weights``: the forward's (module docstring).
+    """
     Q, K, V, A = cache
     scale = 1.0 / math.sqrt(Q.shape[-1])
     # forward: out = A @ V
     dA = dout @ V.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     dV = A.swapaxes(-1, -2) @ dout  # (B, H, S, T) @ (B, H, T, Dh) -> (B, H, S, Dh)
+    if dA_extra is not None:
+        dA = dA + dA_extra  # (B, H, T, S) A was read twice: by A V and by the caller
     # forward: A = softmax(scores)   (a zeroed row of A gives a zero row here, as it should)
-    dscores = softmax_backward(dA, A)  # (B, H, T, S)
+    if weights is None:
+        dscores = softmax_backward(dA, A)  # (B, H, T, S)
+    else:
+        dscores = weights.backward(dA, A)  # (B, H, T, S)
     # forward: scores = Q @ K^T * scale + mask     (the mask is a constant)
     dscores *= scale
     dQ = dscores @ K  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
@@ -162,22 +194,25 @@ class MultiHeadAttention(Module):
         V = split_heads(affine_forward(x_kv, p["W_v"], p["b_v"]), self.n_heads)
         return K, V
 
-    def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None):
-        """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache."""
+    def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None, weights=None):
+        """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache.
+
+        ``weights``: None, or the hook of the module docstring."""
         D = self.d_model
         check_shape("x_q", x_q, (None, None, D), f"(B, T, d_model={D})")
         check_shape("x_kv", x_kv, (x_q.shape[0], None, D), f"(B={x_q.shape[0]}, S, d_model={D})")
         Q = self.project_q(x_q)  # (B, H, T, Dh)
         K, V = self.project_kv(x_kv)  # (B, H, S, Dh) each
-        heads, attn_cache = scaled_dot_product_attention(Q, K, V, mask)  # (B, H, T, Dh)
+        heads, attn_cache = scaled_dot_product_attention(Q, K, V, mask, weights)  # (B, H, T, Dh)
         o = merge_heads(heads)  # (B, T, D)
         y = affine_forward(o, self.params["W_o"], self.params["b_o"])  # (B, T, D)
         return y, MultiHeadAttentionCache(x_q, x_kv, attn_cache, o)
 
-    def backward(self, dy: np.ndarray, cache: MultiHeadAttentionCache):
+    def backward(self, dy: np.ndarray, cache: MultiHeadAttentionCache, dA_extra=None, weights=None):
         """dy (B, T, D) -> (dx_q (B, T, D), dx_kv (B, S, D)).
 
-        For self-attention the caller adds the two: the input fed both roles.
+        For self-attention the caller adds the two: the input fed both roles.  ``dA_extra``
+        (B, H, T, S) and ``weights``: None, or the hooks of the module docstring.
         """
         p, g, H = self.params, self.grads, self.n_heads
         # forward: y = o @ W_o + b_o
@@ -186,7 +221,7 @@ class MultiHeadAttention(Module):
         g["b_o"] += db_o
         # forward: o = merge_heads(heads)
         dheads = split_heads(do, H)  # (B, H, T, Dh)
-        dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn)
+        dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn, dA_extra, weights)
         # forward: Q = split_heads(x_q @ W_q + b_q), and likewise K, V from x_kv
         dx_q, dW_q, db_q = affine_backward(merge_heads(dQ), cache.x_q, p["W_q"])  # (B, T, D)
         dx_k, dW_k, db_k = affine_backward(merge_heads(dK), cache.x_kv, p["W_k"])  # (B, S, D)

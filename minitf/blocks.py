@@ -13,7 +13,9 @@ Decoder block:  causal self-attention          -> cross-attention over H_enc -> 
 
 The cross-attention sub-layer is where the decoder reads the encoder: its queries come
 from the decoder stream, its keys and values from H_enc.  Its backward hands back this
-block's share of dL/dH_enc.
+block's share of dL/dH_enc.  Its attention weights can be read and reshaped from outside
+through the hooks of :mod:`minitf.attention` (``cross_weights``, ``dA_cross``: the
+pointer-generator's copy distribution and coverage); without them the block is unchanged.
 """
 from __future__ import annotations
 
@@ -136,9 +138,12 @@ class DecoderBlock(Module):
         self.dropout2 = Dropout(dropout, rng=rng, dtype=dtype)
         self.dropout3 = Dropout(dropout, rng=rng, dtype=dtype)
 
-    def forward(self, x: np.ndarray, h_enc: np.ndarray | None = None, self_mask=None, cross_mask=None):
+    def forward(self, x: np.ndarray, h_enc: np.ndarray | None = None, self_mask=None, cross_mask=None,
+                cross_weights=None):
         """x (B, T, D), h_enc (B, S, D), self_mask (T, T) causal, cross_mask (B, 1, 1, S) source padding
-        -> (B, T, D), cache"""
+        -> (B, T, D), cache.  ``cross_weights``: None (the softmax), or the cross-attention's
+        ``weights`` hook (:mod:`minitf.attention`).  The cross-attention weights are
+        ``cache.cross_attn.f.attn.A`` (B, H, T, S)."""
         x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, self_mask),
                                    self.norm1, self.dropout1, self.norm_first)
         c_ca = None
@@ -147,21 +152,25 @@ class DecoderBlock(Module):
                 raise ValueError("h_enc: expected the encoder output (B, S, d_model) for a block with "
                                  "cross-attention, got None")
             # queries from the decoder stream, keys and values from the encoder output
-            x, c_ca = sublayer_forward(x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask),
+            x, c_ca = sublayer_forward(x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask, cross_weights),
                                        self.norm2, self.dropout2, self.norm_first)
         x, c_ff = sublayer_forward(x, self.ff.forward, self.norm3, self.dropout3, self.norm_first)
         return x, DecoderBlockCache(c_sa, c_ca, c_ff)
 
-    def backward(self, dy: np.ndarray, cache: DecoderBlockCache):
-        """dy (B, T, D) -> (dx (B, T, D), dh_enc (B, S, D) this block's share, or None)"""
+    def backward(self, dy: np.ndarray, cache: DecoderBlockCache, dA_cross=None, cross_weights=None):
+        """dy (B, T, D) -> (dx (B, T, D), dh_enc (B, S, D) this block's share, or None).
+
+        ``dA_cross`` (B, H, T, S): the gradient on the cross-attention weights from a reader
+        outside the block; ``cross_weights``: the forward's.  None and None: the plain block."""
         dx, _ = sublayer_backward(dy, cache.ff, _ff_backward(self.ff),
                                   self.norm3, self.dropout3, self.norm_first)
         dh_enc = None
         if self.has_cross:
             # cross-attention hands back two gradients: one for its queries (the decoder
             # stream, dx) and one for its keys and values (H_enc, dh_enc)
-            dx, dh_enc = sublayer_backward(dx, cache.cross_attn, self.cross_attn.backward,
-                                           self.norm2, self.dropout2, self.norm_first)
+            dx, dh_enc = sublayer_backward(
+                dx, cache.cross_attn, lambda dout, c: self.cross_attn.backward(dout, c, dA_cross, cross_weights),
+                self.norm2, self.dropout2, self.norm_first)
         dx, _ = sublayer_backward(dx, cache.self_attn, _self_attn_backward(self.self_attn),
                                   self.norm1, self.dropout1, self.norm_first)
         return dx, dh_enc

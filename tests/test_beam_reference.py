@@ -1,5 +1,9 @@
 """minitf.decoding.beam_search against a deliberately simple reference of Hugging Face's
-beam search (``BeamSearchScorer`` and ``BeamHypotheses`` of transformers 4.45).
+beam search as transformers runs it today (``GenerationMixin._beam_search`` with
+``_get_running_beams_for_next_iteration``, ``_update_finished_beams`` and
+``_check_early_stop_heuristic``: the rewrite of 4.50, settled from 4.54), and, when
+transformers is installed, against transformers itself (last run against 5.24.0, with
+torch 2.13 on the CPU: same hypotheses, scores within float32 rounding).
 
 The reference below is written for clarity, not speed: plain Python loops over examples,
 beams and candidate ranks, and no KV cache (every step runs ``model.decode`` on the whole
@@ -77,8 +81,8 @@ def hf_is_done(pool_scores, top, n, *, num_beams, max_new_tokens, length_penalty
         return True
     lp = length_penalty
     length = max_new_tokens if early_stopping == "never" and lp > 0 else n
-    best_possible = reference_score(top[0][0], length, lp, length_penalty_style)
-    return min(pool_scores) >= best_possible
+    best_live = next(c[0] for c in top if c[2] != EOS_ID)  # the best running beam of the next step
+    return min(pool_scores) >= reference_score(best_live, length, lp, length_penalty_style)
 
 
 def reference_beam_search(model, src_ids, *, num_beams, num_return_sequences, max_new_tokens, length_penalty,
@@ -92,23 +96,29 @@ def reference_beam_search(model, src_ids, *, num_beams, num_return_sequences, ma
        beam's sum of log-probs plus the token's log-prob (-inf for a token that would
        repeat an n-gram).  The top 2K of these K * V candidates are kept, best first
        (equal scores by beam, then token: a stable sort; ``torch.topk`` leaves that open).
-    2. Finishing.  A candidate ending in ``<eos>`` ranked among the first K (rank < K, not
+    2. Stopping.  A candidate ending in ``<eos>`` ranked among the first K (rank < K, not
        < 2K) becomes a finished hypothesis of generated length n, ``<eos>`` counted;
-       one ranked lower is dropped.
+       one ranked lower is dropped.  At n = ``max_new_tokens`` every candidate ranked
+       among the first K stops (the max-length criterion hits them all) and enters the
+       pool, unfinished unless it ends in ``<eos>``.
     3. Continuing.  The first K candidates not ending in ``<eos>`` become the next beams.
     4. The pool.  The example keeps at most K hypotheses: a newcomer enters when the pool
        has fewer than K or its score beats the worst strictly; if the pool then holds K + 1,
        the worst leaves (the oldest of equals).  Scores are :func:`reference_score`.
     5. Done?  Never with fewer than K in the pool.  With K: ``early_stopping=True`` stops
-       at once; ``False`` stops when the worst pool score is at least the best candidate's
-       sum (rank 0 in rule 1, ``<eos>`` or not) scored at length n; ``"never"`` does the same
-       but, when ``length_penalty > 0``, scores that sum at ``max_new_tokens`` instead of n
-       (the largest possible denominator).  A done example stops searching.
-       (:func:`hf_is_done`; ``is_done`` replaces it, for :func:`misread_is_done`.)
-    6. The end.  If the example is not done after ``max_new_tokens`` steps, its live beams
-       enter the pool, unfinished, at length ``max_new_tokens``.  The R best (pool sorted by
-       score; of equals, the one added later first, as popping a stable sort does) are returned.
-       Exact ties between hypotheses do not occur in the cases below.
+       at once; ``False`` stops when the worst pool score is at least the best *live beam*'s
+       sum (the first beam of rule 3: the best candidate not ending in ``<eos>``) scored at
+       length n; ``"never"`` does the same but, when ``length_penalty > 0``, scores that sum
+       at ``max_new_tokens`` instead of n (the largest possible denominator).  A done
+       example stops searching.  (:func:`hf_is_done`; ``is_done`` replaces it, for
+       :func:`misread_is_done`.)
+    6. The end.  The R best of the pool (sorted by score; of equals, the one added later
+       first, as popping a stable sort does) are returned.  Exact ties between hypotheses
+       do not occur in the cases below.
+
+    (Up to 4.49 only ``<eos>`` candidates stopped at ``max_new_tokens``, and the live beams
+    of rule 3 then joined the pool.  The pool comes out the same: the live beams ranked K or
+    lower are worse than all K candidates that enter today, so none of them could be kept.)
 
     Hugging Face starts with K copies of ``<bos>``, all but the first scored -1e9; with
     V >= 2K every step-1 candidate comes from the first, so one starting beam is the same.
@@ -148,24 +158,19 @@ def reference_beam_search(model, src_ids, *, num_beams, num_return_sequences, ma
                 for v in range(vocab):
                     candidates.append((-np.inf if v in banned else beam_sum + log_probs[i, v], i, v))
             top = sorted(candidates, key=lambda c: -c[0])[:2 * K]  # stable: ties stay in (beam, token) order
+            last = n == T
             next_beams = []
             for rank, (cand_sum, i, v) in enumerate(top):
                 tokens = beams[i][0] + (v,)
-                if v == EOS_ID:
-                    if rank < K:
-                        offer(tokens, cand_sum, n, True)
-                else:
+                if rank < K and np.isfinite(cand_sum) and (v == EOS_ID or last):
+                    offer(tokens, cand_sum, n, v == EOS_ID)
+                if v != EOS_ID and len(next_beams) < K:
                     next_beams.append((tokens, cand_sum))
-                if len(next_beams) == K:
-                    break
             beams = next_beams
             done = is_done([h.score for h in pool], top, n, num_beams=K, max_new_tokens=T, length_penalty=lp,
                            length_penalty_style=style, early_stopping=early_stopping)
             if done:
                 break
-        if not done:
-            for tokens, beam_sum in beams:
-                offer(tokens, beam_sum, T, False)
         ranked = sorted(pool, key=lambda h: h.score)[::-1]
         results.append((ranked[:R], n))
     return results
@@ -285,14 +290,14 @@ def misread_is_done(misreading):
             return True
         lp = length_penalty
         length = max_new_tokens if early_stopping == "never" and lp > 0 else n
-        best = top[0][0]
+        best = next(c[0] for c in top if c[2] != EOS_ID)
         worst = min(pool_scores)
         if misreading == "length n - 1":  # the prefix's length, before this step's token
             length = max_new_tokens if early_stopping == "never" and lp > 0 else max(n - 1, 1)
         elif misreading == "best pool score":  # the best finished hypothesis, not the worst
             worst = max(pool_scores)
-        elif misreading == "best continuing candidate":  # the best sum among non-<eos> candidates only
-            best = max(c[0] for c in top if c[2] != EOS_ID)
+        elif misreading == "best of all 2K candidates":  # <eos> ones included: transformers <= 4.49
+            best = top[0][0]
         elif misreading == "never always at max_new_tokens":  # also when length_penalty <= 0
             length = max_new_tokens if early_stopping == "never" else n
         return worst >= reference_score(best, length, lp, length_penalty_style)
@@ -303,9 +308,13 @@ def misread_is_done(misreading):
 MISREADINGS = {
     "length n - 1": [(False, 1.0, "hf"), (False, 2.0, "hf")],
     "best pool score": [(False, 1.0, "hf"), ("never", 2.0, "hf")],
-    "best continuing candidate": [(False, 1.0, "hf"), (False, 2.0, "hf")],
+    "best of all 2K candidates": [(False, 1.0, "hf"), (False, 2.0, "hf"), ("never", 1.0, "hf")],
     "never always at max_new_tokens": [("never", -1.0, "hf")],
 }
+
+
+def _tokens(results):
+    return [[h.tokens for h in hyps] for hyps, _ in results]
 
 
 @pytest.mark.parametrize("misreading", list(MISREADINGS))
@@ -316,7 +325,7 @@ def test_the_cases_tell_each_stopping_rule_from_a_misreading(misreading, cases):
         kw = _search_kwargs(K, R, ngram, es, lp, style)
         right = reference_beam_search(model, src, **kw)
         wrong = reference_beam_search(model, src, is_done=misread_is_done(misreading), **kw)
-        if [[h.tokens for h in hyps] for hyps, _ in right] != [[h.tokens for h in hyps] for hyps, _ in wrong]:
+        if _tokens(right) != _tokens(wrong):
             return
     pytest.fail(f"no case distinguishes the stopping rule from the misreading {misreading!r}")
 
@@ -333,3 +342,62 @@ def test_the_cases_finish_early_and_mix_finished_with_unfinished(cases):
         ended_unfinished += sum(any(not h.finished for h in hyps) for hyps, _ in ref)
     assert examples // 4 <= stopped_early <= examples - examples // 4, (stopped_early, examples)
     assert ended_unfinished >= 5, ended_unfinished
+
+
+# =====================================================================================
+# transformers itself, when installed
+# =====================================================================================
+HF_SCORE_TOL = 2e-5  # transformers scores in float32 (log_softmax of float32 logits, float32 sums)
+
+
+def _hf_bridge(model, src_ids):
+    """The model as a transformers ``GenerationMixin`` model: its ``forward`` reruns minitf's
+    decoder on the whole prefix of every row (no cache), row r reading source r // G.  The
+    start token is the one-token prompt, so transformers' lengths count generated tokens,
+    <eos> included, as minitf's do."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    from transformers.modeling_outputs import CausalLMOutput
+
+    class BridgeConfig(transformers.PretrainedConfig):
+        model_type = "minitf_bridge"
+
+    class Bridge(transformers.PreTrainedModel, transformers.GenerationMixin):
+        config_class = BridgeConfig
+
+        def __init__(self):
+            super().__init__(BridgeConfig(vocab_size=model.config.tgt_vocab_size))
+            self.anchor = torch.nn.Parameter(torch.zeros(1, dtype=torch.float64))  # the device and dtype
+
+        def forward(self, input_ids, **kwargs):
+            ids = input_ids.numpy()
+            src = np.repeat(src_ids, ids.shape[0] // src_ids.shape[0], axis=0)  # (N, S)
+            H_enc, _ = model.encode(src)
+            return CausalLMOutput(logits=torch.from_numpy(model.decode(ids, H_enc, model.source_mask(src))[0]))
+
+        def prepare_inputs_for_generation(self, input_ids, **kwargs):
+            return {"input_ids": input_ids}
+
+    return Bridge(), torch
+
+
+HF_STOPPING = [s for s in STOPPING if s[2] == "hf" and s[1] >= 0]
+
+
+@pytest.mark.parametrize("early_stopping, length_penalty, style", HF_STOPPING,
+                         ids=[f"{es}-lp{lp:g}" for es, lp, _ in HF_STOPPING])
+def test_beam_search_matches_transformers_itself(early_stopping, length_penalty, style, cases):
+    for (name, model, src), (K, R, ngram) in itertools.product(cases, BEAMS[1::3]):
+        bridge, torch = _hf_bridge(model, src)
+        hf = bridge.generate(input_ids=torch.full((len(src), 1), START_ID), num_beams=K, num_return_sequences=R,
+                             max_new_tokens=T_MAX, length_penalty=length_penalty, early_stopping=early_stopping,
+                             no_repeat_ngram_size=ngram, eos_token_id=EOS_ID, pad_token_id=0, do_sample=False,
+                             use_cache=False, output_scores=True, return_dict_in_generate=True)
+        out = beam_search(model, src, **_search_kwargs(K, R, ngram, early_stopping, length_penalty, style))
+        want = []
+        for row in hf.sequences[:, 1:].tolist():  # after <eos> transformers fills with <eos>
+            want.append(tuple(row[:row.index(EOS_ID) + 1]) if EOS_ID in row else tuple(row))
+        got = [h.tokens for b in range(len(src)) for h in out.hypotheses(b)]
+        where = f"{name}, K={K}, R={R}, no_repeat_ngram_size={ngram}"
+        assert got == want, where
+        np.testing.assert_allclose(out.scores, hf.sequences_scores.numpy(), rtol=0, atol=HF_SCORE_TOL, err_msg=where)

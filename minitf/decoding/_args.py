@@ -11,6 +11,7 @@ import numpy as np
 from ..checks import check_choice, check_instance, check_int, check_number
 from ..models.decoder_only import DecoderOnly
 from ..models.encoder_decoder import EncoderDecoder
+from ..models.pointer_generator import PointerGenerator
 from ..models.rnn_seq2seq import RNNSeq2Seq
 
 MODEL = "model"  # the default of eos_id: the model's own, model.config.eos_id (None already means "never")
@@ -49,6 +50,9 @@ def _check_eval(model) -> None:
 def _check_cache_fits(model, cache) -> None:
     """A cache made for another model would be read wrongly (or cut short by zip): refuse it."""
     c = model.config
+    if isinstance(model, PointerGenerator) != (cache.copy is not None):
+        raise ValueError(f"cache: expected one made for this {type(model).__name__} by start_decoding(model, src_ids) "
+                         f"(a PointerGenerator's holds its extended sources, KVCache.copy; no other model's does)")
     if isinstance(model, DecoderOnly) != (cache.prompt_pad is not None):
         made_for = "a DecoderOnly" if cache.prompt_pad is not None else "an EncoderDecoder"
         raise ValueError(f"cache: expected one made for this {type(model).__name__} (start_decoding(model, src_ids)), "

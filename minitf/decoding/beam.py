@@ -1,6 +1,7 @@
-"""Beam search and length normalization (Lesson 9, section 4), as Hugging Face's
-``BeamSearchScorer`` runs it, vectorised over the batch (tests/test_beam_reference.py checks
-it against a plain transcription of Hugging Face's).
+"""Beam search and length normalization (Lesson 9, section 4), as today's Hugging Face
+transformers runs it (``GenerationMixin._beam_search``, rewritten in 4.50 and settled from
+4.54), vectorised over the batch (tests/test_beam_reference.py checks it against a plain
+transcription of Hugging Face's rules, and against transformers itself when installed).
 """
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..checks import check_number
 from ..layers.softmax import log_softmax
 from ..models.encoder_decoder import EncoderDecoder
 from ._args import MODEL, _check_beam_args, _check_common, _check_not_all_banned
@@ -15,7 +17,7 @@ from .cache import decode_step, reorder_cache, start_decoding
 from .outputs import Candidate, GenerationOutput, Hypothesis, TraceStep
 from .processors import banned_ngram_tokens
 
-__all__ = ["length_normalized_score", "beam_search"]
+__all__ = ["length_normalized_score", "coverage_penalty", "beam_search"]
 
 
 def length_normalized_score(log_prob, length, length_penalty: float = 1.0, style: str = "hf"):
@@ -34,6 +36,23 @@ def length_normalized_score(log_prob, length, length_penalty: float = 1.0, style
     if style == "gnmt":
         return log_prob / ((5.0 + length) / 6.0) ** length_penalty
     raise ValueError(f"length_penalty_style: expected 'hf' or 'gnmt', got {style!r}")
+
+
+def coverage_penalty(coverage, src_real, beta: float):
+    """GNMT's coverage penalty (Wu et al., 2016), added to a finished hypothesis's score:
+
+        cp = beta * sum_i log(min(c_i, 1))          over the real source positions i
+
+    c_i is the attention source position i has received over the whole output (the
+    coverage vector: ``KVCache.coverage``).  cp is 0 once every position has had a total
+    weight of at least 1, and the more negative the more of the source is left unread, so
+    among equally likely outputs the one that covers the source wins.
+
+    coverage (..., S), src_real (..., S) bool (False on padding) -> (...,).  ``beta`` >= 0.
+    """
+    with np.errstate(divide="ignore"):  # a padded position's 0 is masked out below
+        log_c = np.log(np.minimum(coverage, 1.0))  # (..., S) <= 0
+    return beta * np.where(src_real, log_c, 0.0).sum(axis=-1)
 
 
 class _Pool(NamedTuple):
@@ -73,27 +92,44 @@ class _Pool(NamedTuple):
 def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_sequences: int = 1,
                 max_new_tokens: int | None = None, length_penalty: float = 1.0, length_penalty_style: str = "hf",
                 early_stopping: bool | str = False, no_repeat_ngram_size: int = 0, start_id: int | None = None,
-                eos_id: int | None | str = MODEL, trace: bool = False) -> GenerationOutput:
-    """Beam search as Hugging Face's ``BeamSearchScorer`` runs it, vectorised over the batch.
+                eos_id: int | None | str = MODEL, coverage_penalty_weight: float = 0.0,
+                trace: bool = False) -> GenerationOutput:
+    """Beam search as today's Hugging Face transformers runs it, vectorised over the batch.
 
     Every step, for each example: extend each of its K live beams by every token, score
     each extension by the sum of the model's log-probs, and take the 2K best.  Of these, a
     candidate ending in ``<eos>`` and ranked among the first K becomes a *finished
     hypothesis*, scored by :func:`length_normalized_score`; the K best candidates that do not
-    end in ``<eos>`` are the next beams.  Each example keeps its K best finished hypotheses;
-    live beams still running at ``max_new_tokens`` join them at the end.
+    end in ``<eos>`` are the next beams.  Each example keeps its K best finished hypotheses.
+    At the last step (``max_new_tokens``) every one of the K best candidates stops, ``<eos>``
+    or not, and enters the pool (those without ``<eos>`` unfinished).
 
     When is an example done? ``early_stopping``:
 
     * ``True``: as soon as K hypotheses are finished;
     * ``False`` (Hugging Face's default): when the worst of K finished hypotheses scores at
-      least the best live candidate's sum normalised by the current length (a heuristic);
+      least the best *live beam*'s sum normalised by the current length (a heuristic);
     * ``"never"``: only when no live beam can still beat it (with a positive length
-      penalty, the best sum normalised by ``max_new_tokens``): the canonical algorithm.
+      penalty, the best live sum normalised by ``max_new_tokens``): the canonical algorithm.
 
-    Lengths count generated tokens with ``<eos>``, not the start token, as Hugging Face's
-    ``BeamSearchScorer`` counts them (``cur_len - decoder_prompt_len``, transformers 4.45).
-    It always decodes with the KV cache, so the decoder must be causal (``config.causal``).
+    The best live beam is the best candidate that does not end in ``<eos>``: the first beam
+    of the next step.  (Up to transformers 4.49, ``BeamSearchScorer`` compared with the best
+    of all 2K candidates, ``<eos>`` ones included, which can stop a search that a live beam
+    could still have won.  It also let the live beams join the pool at ``max_new_tokens``
+    instead of the K best candidates: the same pool, since a live beam ranked K or lower is
+    worse than all K candidates that enter.)
+
+    Lengths count generated tokens with ``<eos>``, not the start token, as Hugging Face counts
+    them (``cur_len + 1 - decoder_prompt_len``).  It always decodes with the KV cache, so the
+    decoder must be causal (``config.causal``).
+
+    ``coverage_penalty_weight`` beta > 0 adds GNMT's :func:`coverage_penalty` to each
+    hypothesis's score as it enters the pool, from the coverage vector of its beam (the last
+    decoder block's cross-attention, mean over heads, summed over its tokens, ``<eos>``
+    included).  The penalty is never positive, so the live beams' best possible score is
+    still bounded without it.  A :class:`~minitf.models.PointerGenerator` is searched over
+    its extended vocabulary (V + the example's source-only tokens), as its decode step
+    scores it.
 
     Parameters
     ----------
@@ -106,6 +142,8 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
     length_penalty_style : "hf" or "gnmt"
         log_prob / length**lp, or GNMT's log_prob / ((5 + length) / 6)**lp.
     early_stopping : True, False or "never"
+    coverage_penalty_weight : float
+        beta >= 0 of :func:`coverage_penalty`; 0 (default) leaves it out.  An encoder-decoder only.
     Other parameters as in :func:`greedy_search`.
 
     Returns
@@ -119,16 +157,20 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
                                             early_stopping)
     src_ids, T_max, start_id, eos_id = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size,
                                                      start_id, eos_id)
+    beta = check_number("coverage_penalty_weight", coverage_penalty_weight, 0)
+    if beta and not isinstance(model, EncoderDecoder):
+        raise ValueError(f"coverage_penalty_weight: expected 0 for a {type(model).__name__} (the coverage vector "
+                         f"sums an encoder-decoder's cross-attention weights), got {beta}")
     c = model.config
-    V = c.tgt_vocab_size
 
     def norm(log_prob, length):
         return length_normalized_score(log_prob, length, length_penalty, length_penalty_style)
 
     with model.evaluating():
-        cache = start_decoding(model, src_ids, group_size=K, max_len=T_max)  # the encoder runs once, here
+        cache = start_decoding(model, src_ids, group_size=K, max_len=T_max, coverage=beta > 0)  # the encoder runs once
         B = src_ids.shape[0]
         N = B * K
+        src_real = np.repeat(src_ids != c.pad_id, K, axis=0)  # (N, S) the positions the penalty sums over
         ids = np.full((N, T_max + 1), c.pad_id, dtype=np.int64)  # (N, 1+T_max) each beam's decoder inputs
         ids[:, 0] = start_id
         # All K beams start as the same <bos>; only beam 0 is alive, or the first step would
@@ -139,10 +181,10 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
         done = np.zeros(B, dtype=bool)  # (B,)
         steps = [] if trace else None
         ex = np.arange(B)[:, None]  # (B, 1)
-        t = 0
         for t in range(T_max):
             logits, cache = decode_step(model, ids[:, t:t + 1], cache)  # (N, 1, V)
             logp = log_softmax(logits[:, -1].astype(np.float64))  # (N, V) the model's log-probs
+            V = logp.shape[-1]  # the output vocabulary (a PointerGenerator's: extended)
             if no_repeat_ngram_size:
                 logp = np.where(banned_ngram_tokens(ids[:, :t + 1], no_repeat_ngram_size, V), -np.inf, logp)
             cand = (beam_scores.reshape(N, 1) + logp).reshape(B, K * V)  # (B, K*V) every extension's sum
@@ -155,18 +197,25 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
             alive = np.isfinite(top_scores)
 
             # 1. <eos> among the K best (not the 2K: Hugging Face's rank < num_beams) ends a
-            #    hypothesis: its tokens, then <eos>, join the pool
-            finishing = (is_eos & alive & ~done[:, None])[:, :K]  # (B, K)
+            #    hypothesis: its tokens, then <eos>, join the pool.  At the last step every one
+            #    of the K best stops (max_new_tokens is a stopping criterion too), unfinished
+            #    unless it ends in <eos>.
+            finishing = (is_eos & alive & ~done[:, None])[:, :K]  # (B, K) ended by <eos>
+            stopping = (alive & ~done[:, None])[:, :K] if t == T_max - 1 else finishing  # (B, K) enter the pool
             new_tokens = ids[ex * K + top_beam[:, :K], 1:]  # (B, K, T_max) the extended beams' tokens
-            new_tokens[:, :, t] = eos_id if eos_id is not None else c.pad_id
-            new_logp = np.where(finishing, top_scores[:, :K], -np.inf)  # (B, K)
-            pool = pool.add(new_tokens, new_logp, np.where(finishing, norm(new_logp, t + 1), -np.inf), t + 1, True)
+            new_tokens[:, :, t] = top_token[:, :K]
+            new_logp = np.where(stopping, top_scores[:, :K], -np.inf)  # (B, K)
+            new_scores = norm(new_logp, t + 1)  # (B, K)
+            if beta:  # the coverage of the beam each candidate extends, after this step
+                cp = coverage_penalty(cache.coverage, src_real, beta).reshape(B, K)  # (B, K) per beam
+                new_scores = new_scores + np.take_along_axis(cp, top_beam[:, :K], axis=1)
+            pool = pool.add(new_tokens, new_logp, np.where(stopping, new_scores, -np.inf), t + 1, is_eos[:, :K])
 
             # 2. the K best candidates not ending in <eos> become the next beams
             cont = np.argsort(is_eos, axis=1, kind="stable")[:, :K]  # (B, K) non-<eos> first, order kept
             next_beam = np.take_along_axis(top_beam, cont, axis=1)  # (B, K)
             next_token = np.take_along_axis(top_token, cont, axis=1)
-            next_scores = np.take_along_axis(top_scores, cont, axis=1)
+            next_scores = np.take_along_axis(top_scores, cont, axis=1)  # (B, K) best first
             next_beam[done] = np.arange(K)  # finished examples: rows stay put, fed padding
             next_token[done] = c.pad_id
             next_scores[done] = -np.inf
@@ -179,24 +228,18 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
             cache = reorder_cache(cache, beam_idx)  # self-attention K, V follow their beams
             beam_scores = next_scores
 
-            # 3. done?  The best live sum is the best of the 2K candidates, <eos> included
-            #    (top_scores[:, 0]), as Hugging Face takes it
+            # 3. done?  Can the best live beam (next_scores[:, 0], the best candidate not
+            #    ending in <eos>) still beat the worst finished hypothesis?
             full = pool.count() >= K  # (B,)
             if early_stopping is True:
                 now_done = full
             else:
                 L = T_max if early_stopping == "never" and length_penalty > 0 else t + 1
-                best_possible = norm(top_scores[:, 0], L)  # (B,)
+                best_possible = norm(next_scores[:, 0], L)  # (B,)
                 now_done = full & (pool.scores[:, K - 1] >= best_possible)
             done |= now_done
             if done.all():
                 break
-
-        # beams still running at the end join the pool, unfinished
-        live = ~done[:, None] & np.isfinite(beam_scores)  # (B, K)
-        final_logp = np.where(live, beam_scores, -np.inf)
-        pool = pool.add(ids[:, 1:].reshape(B, K, T_max), final_logp,
-                        np.where(live, norm(final_logp, t + 1), -np.inf), t + 1, False)
 
     lengths = pool.lengths[:, :R].reshape(B * R)
     T_out = max(int(lengths.max()), 1)

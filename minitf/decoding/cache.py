@@ -32,14 +32,27 @@ for the encoder-decoder.  The padding stays in the cache, blocked as a key
 slots holds position ``j - p`` (``KVCache.prompt_pad``), so a padded row gets the logits it
 gets decoded alone (Hugging Face's left padding with ``position_ids``).  Capacity:
 S + T_max slots, within the model's ``max_len``.
+
+**Coverage and copy.**  The cache can also follow the last decoder block's cross-attention
+from step to step: ``KVCache.coverage`` (N, S) sums its weights (mean over heads) over the
+positions decoded so far, the coverage vector c that GNMT's coverage penalty reads
+(``start_decoding(..., coverage=True)``).  A :class:`~minitf.models.PointerGenerator`
+always keeps it: its coverage attention adds w_c c to that attention's scores, so c is
+state like the keys and values, carried forward and reordered with the beams.  Its cache
+also holds H_enc and the sources in the extended vocabulary (``KVCache.copy``), and
+:func:`decode_step` returns log P over the extended vocabulary (V + the example's
+source-only tokens) in place of the logits: log-probabilities are logits whose
+log-softmax is themselves, so the searches take them unchanged.  A copied token (id >= V)
+fed back as the next input is read as ``<unk>``.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
-from ..attention import merge_heads, scaled_dot_product_attention
+from ..attention import masked_softmax, merge_heads, scaled_dot_product_attention
 from ..blocks import sublayer_forward
 from ..checks import check_int, check_token_ids
 from ..layers.linear import affine_forward
@@ -47,10 +60,11 @@ from ..masks import MASK_VALUE, causal_mask
 from ..models.common import head_weight, input_forward
 from ..models.decoder_only import DecoderOnly, left_pad
 from ..models.encoder_decoder import EncoderDecoder
+from ..models.pointer_generator import ExtendedSource, PointerGenerator, mixture_log_probs
 from ..models.rnn_seq2seq import RNNDecodingState, RNNSeq2Seq
 from ._args import _check_cache_fits, _check_cacheable, _check_eval
 
-__all__ = ["LayerKV", "KVCache", "init_cache", "start_decoding", "decode_step", "reorder_cache"]
+__all__ = ["LayerKV", "CopySource", "KVCache", "init_cache", "start_decoding", "decode_step", "reorder_cache"]
 
 
 class LayerKV(NamedTuple):
@@ -59,6 +73,12 @@ class LayerKV(NamedTuple):
     V_self: np.ndarray  # (N, H, T_max, Dh)
     K_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k), once per example; None: decoder-only
     V_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
+
+
+class CopySource(NamedTuple):
+    """What a :class:`~minitf.models.PointerGenerator`'s copy head reads at every step."""
+    H_enc: np.ndarray  # (B, S, D) for the context h*_t = a_t H_enc
+    source: ExtendedSource  # (B, S) the sources' extended ids, and what each source-only id stands for
 
 
 class KVCache(NamedTuple):
@@ -76,6 +96,9 @@ class KVCache(NamedTuple):
     # the decoder-only model's prompt (None for the encoder-decoder), see the module docstring:
     prompt_mask: np.ndarray | None = None  # (N, 1, 1, T_max) additive: the prompt's left padding, never a key
     prompt_pad: np.ndarray | None = None  # (N,) padded slots in front of each row: slot j holds position j - prompt_pad
+    # the last decoder block's cross-attention followed (None: not followed), see the module docstring:
+    coverage: np.ndarray | None = None  # (N, S) its weights, mean over heads, summed over the decoded positions
+    copy: CopySource | None = None  # a PointerGenerator's: H_enc and the extended sources
 
     @property
     def capacity(self) -> int:
@@ -102,7 +125,7 @@ class KVCache(NamedTuple):
 
 
 def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *,
-               group_size: int = 1, max_len: int | None = None) -> KVCache:
+               group_size: int = 1, max_len: int | None = None, coverage: bool = False) -> KVCache:
     """Empty self-attention caches and full cross-attention caches for ``H_enc``.
 
     Parameters
@@ -120,6 +143,8 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
         they are computed once per example and shared by its G rows, never copied.
     max_len : int, optional
         T_max, the capacity of the self-attention cache; defaults to ``model.config.max_len``.
+    coverage : bool
+        Follow the coverage vector (``KVCache.coverage``, zeros).
 
     Returns
     -------
@@ -152,12 +177,17 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
             K_cross=np.ascontiguousarray(K_cross),  # (B, H, S, Dh)
             V_cross=np.ascontiguousarray(V_cross),
         ))
-    return KVCache(tuple(layers), np.asarray(src_mask, dtype=model.dtype), 0, G)
+    cov = np.zeros((B * G, S), dtype=model.dtype) if coverage else None  # (N, S)
+    return KVCache(tuple(layers), np.asarray(src_mask, dtype=model.dtype), 0, G, coverage=cov)
 
 
 def start_decoding(model: EncoderDecoder | DecoderOnly, src_ids, *, group_size: int = 1,
-                   max_len: int | None = None) -> KVCache:
+                   max_len: int | None = None, coverage: bool = False) -> KVCache:
     """Run the encoder once on ``src_ids`` (B, S) and return a fresh :class:`KVCache`.
+
+    ``coverage=True`` follows the coverage vector (module docstring; an encoder-decoder
+    only).  A :class:`~minitf.models.PointerGenerator` always does, and its cache holds
+    what its copy head reads (``KVCache.copy``).
 
     A :class:`~minitf.models.DecoderOnly` model has no encoder: its left-padded sources are
     read into the self-attention cache instead (the prefill, module docstring), and
@@ -165,13 +195,20 @@ def start_decoding(model: EncoderDecoder | DecoderOnly, src_ids, *, group_size: 
 
     An :class:`~minitf.models.RNNSeq2Seq` returns its own decoding state instead (the
     decoder's recurrent state and the encoder's memory, per row): see ``model.start_decoding``."""
+    if coverage and not isinstance(model, EncoderDecoder):
+        raise ValueError(f"coverage: expected False for a {type(model).__name__} (the coverage vector sums an "
+                         f"encoder-decoder's cross-attention weights), got True")
     if isinstance(model, RNNSeq2Seq):
         return model.start_decoding(src_ids, group_size=group_size, max_len=max_len)
     _check_cacheable(model)
     if isinstance(model, DecoderOnly):
         return _prefill_prompt(model, src_ids, group_size, max_len)
     H_enc, _ = model.encode(src_ids)  # (B, S, D); the backward cache is not needed
-    return init_cache(model, H_enc, model.source_mask(np.asarray(src_ids)), group_size=group_size, max_len=max_len)
+    src_ids = np.asarray(src_ids)
+    pointer = isinstance(model, PointerGenerator)
+    cache = init_cache(model, H_enc, model.source_mask(src_ids), group_size=group_size, max_len=max_len,
+                       coverage=coverage or pointer)
+    return cache._replace(copy=CopySource(H_enc, model.extend_source(src_ids))) if pointer else cache
 
 
 def _prefill_prompt(model: DecoderOnly, src_ids, group_size: int, max_len: int | None) -> KVCache:
@@ -246,6 +283,43 @@ def _cross_attention_step(attn, h: np.ndarray, kv: LayerKV, src_mask: np.ndarray
     return y.reshape(N, T_new, D), None  # (N, T_new, D)
 
 
+def _copy_attention_step(attn, h: np.ndarray, kv: LayerKV, src_mask: np.ndarray, coverage: np.ndarray, weights):
+    """The last block's cross-attention when its weights are followed (coverage, copy).
+
+    h (N, T_new, D), coverage (N, S) before these positions -> (y (N, T_new, D), A (N, H,
+    T_new, S)).  As :func:`_cross_attention_step`, every row of an example against the
+    example's one copy of K and V, but the weights are laid out per row: each row has a
+    coverage of its own, and with ``weights`` (a PointerGenerator's :class:`Coverage`) each
+    row's scores get w_c c added, position after position.
+    """
+    N, T_new, D = h.shape
+    B, H, S, Dh = kv.K_cross.shape
+    G = N // B
+    Q = attn.project_q(h.reshape(B, G * T_new, D))  # (B, H, G*T_new, Dh)
+    scores = Q @ kv.K_cross.swapaxes(-1, -2)  # (B, H, G*T_new, Dh) @ (B, H, Dh, S) -> (B, H, G*T_new, S)
+    scores *= 1.0 / math.sqrt(Dh)
+    scores += src_mask  # (B, 1, 1, S) source padding
+    scores = scores.reshape(B, H, G, T_new, S).transpose(0, 2, 1, 3, 4).reshape(N, H, T_new, S)  # per row
+    mask = np.repeat(src_mask, G, axis=0)  # (N, 1, 1, S)
+    A = masked_softmax(scores, mask) if weights is None else weights.step(scores, mask, coverage)[0]  # (N, H, T_new, S)
+    A_ex = A.reshape(B, G, H, T_new, S).transpose(0, 2, 1, 3, 4).reshape(B, H, G * T_new, S)  # per example again
+    heads = A_ex @ kv.V_cross  # (B, H, G*T_new, S) @ (B, H, S, Dh) -> (B, H, G*T_new, Dh)
+    y = affine_forward(merge_heads(heads), attn.params["W_o"], attn.params["b_o"])  # (B, G*T_new, D)
+    return y.reshape(N, T_new, D), A  # (N, T_new, D)
+
+
+def _copy_head_step(model: PointerGenerator, logits, a, H_dec, x, copy: CopySource):
+    """The PointerGenerator's mixture for the new positions: logits (N, T_new, V), a (N, T_new,
+    S), H_dec and x (N, T_new, D) -> log P (N, T_new, V_ext)."""
+    N, T_new, S = a.shape
+    B, _, D = copy.H_enc.shape
+    G = N // B
+    context = (a.reshape(B, G * T_new, S) @ copy.H_enc).reshape(N, T_new, D)  # (B, G*T_new, S) @ (B, S, D): h*_t
+    P, _ = model.copy.forward(logits, context, H_dec, x, a, np.repeat(copy.source.ids, G, axis=0),
+                              copy.source.vocab_size)  # (N, T_new, V_ext)
+    return mixture_log_probs(P)
+
+
 def decode_step(model: EncoderDecoder | DecoderOnly, decoder_input_ids, cache: KVCache):
     """Feed the newest token(s) of every row; get their logits and the advanced cache.
 
@@ -272,15 +346,19 @@ def decode_step(model: EncoderDecoder | DecoderOnly, decoder_input_ids, cache: K
     Returns
     -------
     logits : array (N, T_new, V)
+        For a PointerGenerator, log P (N, T_new, V_ext) over the extended vocabulary.
     cache : KVCache
-        ``length`` advanced by T_new (same buffers).
+        ``length`` advanced by T_new (same buffers; the coverage, if followed, too).
     """
     if isinstance(model, RNNSeq2Seq):  # its state is its cache: model.decode_step advances it
         return model.decode_step(decoder_input_ids, cache)
     c = model.config
     _check_eval(model)
     _check_cache_fits(model, cache)
-    ids = check_token_ids("decoder_input_ids", decoder_input_ids, c.tgt_vocab_size)
+    if cache.copy is None:
+        ids = check_token_ids("decoder_input_ids", decoder_input_ids, c.tgt_vocab_size)
+    else:  # a PointerGenerator's: extended ids, a copied one read as <unk>
+        ids = model.decoder_input(check_token_ids("decoder_input_ids", decoder_input_ids, cache.copy.source.vocab_size))
     N, t = cache.batch_rows, cache.length
     if ids.ndim != 2 or ids.shape[0] != N or ids.shape[1] < 1:
         raise ValueError(f"decoder_input_ids: expected shape (N={N}, T_new >= 1) for this cache, got {ids.shape}")
@@ -301,26 +379,40 @@ def decode_step(model: EncoderDecoder | DecoderOnly, decoder_input_ids, cache: K
         x, _ = model.embed(ids, position_ids)  # (N, T_new, D)
         blocked = cache.prompt_mask[..., :t + T_new]  # (N, 1, 1, t+T_new) the prompt's padding, never a key
         self_mask = blocked if self_mask is None else self_mask + blocked  # (N, 1, T_new, t+T_new)
-    for layer, kv in zip(model.decoder_layers, cache.layers):
+    x_in = x  # (N, T_new, D) the decoder input, which a PointerGenerator's p_gen reads
+    last = len(model.decoder_layers) - 1
+    weights = model.coverage if isinstance(model, PointerGenerator) else None  # its coverage attention, or None
+    for l, (layer, kv) in enumerate(zip(model.decoder_layers, cache.layers)):
         # the block's residual sub-layers, exactly as DecoderBlock.forward runs them
         x, _ = sublayer_forward(x, lambda h: _self_attention_step(layer.self_attn, h, kv, t, self_mask),
                                 layer.norm1, layer.dropout1, layer.norm_first)  # (N, T_new, D)
-        if layer.has_cross:  # a decoder-only block has none
+        if layer.has_cross and l == last and cache.coverage is not None:  # its weights followed
+            x, c_ca = sublayer_forward(
+                x, lambda h: _copy_attention_step(layer.cross_attn, h, kv, cache.src_mask, cache.coverage, weights),
+                layer.norm2, layer.dropout2, layer.norm_first)  # (N, T_new, D)
+            A = c_ca.f  # (N, H, T_new, S)
+        elif layer.has_cross:  # a decoder-only block has none
             x, _ = sublayer_forward(x, lambda h: _cross_attention_step(layer.cross_attn, h, kv, cache.src_mask),
                                     layer.norm2, layer.dropout2, layer.norm_first)  # (N, T_new, D)
         x, _ = sublayer_forward(x, layer.ff.forward, layer.norm3, layer.dropout3, layer.norm_first)
     H_dec, _ = model.decoder_norm.forward(x)  # (N, T_new, D)
     logits = H_dec @ head_weight(model)  # (N, T_new, D) @ (D, V) -> (N, T_new, V)
+    if cache.coverage is not None:
+        a = A.mean(axis=1)  # (N, T_new, S) the copy attention of the new positions
+        if cache.copy is not None:
+            logits = _copy_head_step(model, logits, a, H_dec, x_in, cache.copy)  # (N, T_new, V_ext) log P
+        cache.coverage[:] += a.sum(axis=1)  # (N, S) in place, like the self-attention buffers
     return logits, cache._replace(length=t + T_new)
 
 
 def reorder_cache(cache: KVCache, beam_idx) -> KVCache:
     """Make row n continue the prefix of row ``beam_idx[n]`` (beam search), in place.
 
-    Only the self-attention K, V move (positions 0 .. length-1).  The cross-attention
-    K, V belong to the example, not the beam, so nothing is done to them; hence every
-    row must keep to its own example's group.  (So does a decoder-only prompt's padding:
-    ``prompt_mask`` and ``prompt_pad`` are the same for every row of an example.)
+    Only the self-attention K, V move (positions 0 .. length-1), and the coverage vector
+    if the cache follows it.  The cross-attention K, V belong to the example, not the
+    beam, so nothing is done to them; hence every row must keep to its own example's
+    group.  (So does a decoder-only prompt's padding: ``prompt_mask`` and ``prompt_pad``
+    are the same for every row of an example.)
 
     Parameters
     ----------
@@ -348,5 +440,7 @@ def reorder_cache(cache: KVCache, beam_idx) -> KVCache:
         # fancy indexing copies first, so writing back into the same buffer is safe
         kv.K_self[:, :, :t] = kv.K_self[beam_idx, :, :t]  # (N, H, t, Dh)
         kv.V_self[:, :, :t] = kv.V_self[beam_idx, :, :t]
+    if cache.coverage is not None:
+        cache.coverage[:] = cache.coverage[beam_idx]  # (N, S) the coverage follows its beam too
     return cache
 

@@ -15,6 +15,7 @@ from ..checks import as_rng, check_int
 from ..layers.softmax import log_softmax, softmax
 from ..models.decoder_only import DecoderOnly, left_pad
 from ..models.encoder_decoder import EncoderDecoder
+from ..models.pointer_generator import PointerGenerator, mixture_log_probs
 from ._args import MODEL, _check_common, _check_not_all_banned, _check_not_recurrent, _check_sampling_args
 from .cache import decode_step, start_decoding
 from .outputs import Candidate, GenerationOutput, TraceStep
@@ -60,7 +61,8 @@ def _trace_rows(steps, t, ids, G, alive, cum_before, model_logp, dist_logp, chos
 
 def _rerun_whole_prefix(model, src_ids, G):
     """The reference without a cache: a function decoder_input_ids (N, t+1) -> logits (..., V)
-    whose last position scores the next token, re-running the decoder on the whole prefix.
+    whose last position scores the next token, re-running the decoder on the whole prefix
+    (a PointerGenerator's: log P over its extended vocabulary).
 
     The source is read once: the encoder-decoder's H_enc; the decoder-only model's prompt,
     left-padded as :func:`~minitf.decoding.start_decoding` lays it out, then run again with
@@ -78,6 +80,9 @@ def _rerun_whole_prefix(model, src_ids, G):
     src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
     if G > 1:
         H_enc, src_mask = np.repeat(H_enc, G, axis=0), np.repeat(src_mask, G, axis=0)  # (N, S, D), (N, 1, 1, S)
+    if isinstance(model, PointerGenerator):  # log P over the extended vocabulary, as its decode_step returns
+        source = model.extend_source(src_ids).rows(G)  # (N, S)
+        return lambda prefix: mixture_log_probs(model.decode(prefix, H_enc, src_mask, source=source)[0])
     return lambda prefix: model.decode(prefix, H_enc, src_mask)[0]  # (N, t+1, V)
 
 
@@ -138,7 +143,9 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
     ----------
     model : EncoderDecoder or DecoderOnly
         Put in eval mode while decoding (its mode is restored afterwards).  A DecoderOnly
-        model reads ``source <bos>`` as its prompt (:mod:`minitf.decoding.cache`).
+        model reads ``source <bos>`` as its prompt (:mod:`minitf.decoding.cache`).  A
+        PointerGenerator is decoded over its extended vocabulary: its outputs may hold
+        copied ids >= V (``model.from_extended`` maps them back to source tokens).
     src_ids : int array (B, S)
         Sources, right-padded with ``model.config.pad_id``.
     max_new_tokens : int, optional

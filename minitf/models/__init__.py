@@ -1,5 +1,5 @@
-"""The models: encoder-decoder, decoder-only and encoder-only transformers, and the RNN
-encoder-decoder.
+"""The models: encoder-decoder, decoder-only and encoder-only transformers, the RNN
+encoder-decoder, and the pointer-generator (an encoder-decoder with copy and coverage).
 
 ``ARCHITECTURES`` names the three transformer models built from a ``ModelConfig`` (the names
 ``minitf train --model`` and checkpoints use); :func:`architecture_of` gives a model's name.
@@ -7,6 +7,8 @@ encoder-decoder.
 from .decoder_only import DecoderOnly
 from .encoder_decoder import EncoderDecoder, EncoderDecoderGrads
 from .encoder_only import EncoderOnly, mask_tokens
+from .pointer_generator import (ExtendedSource, PointerGenerator, PointerGeneratorGrads, copy_nll, coverage_loss,
+                                mixture_log_probs)
 from .rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqGrads
 
 ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "encoder-only": EncoderOnly}
@@ -21,5 +23,6 @@ def architecture_of(model) -> str:
                     f"got {type(model).__name__}")
 
 
-__all__ = ["ARCHITECTURES", "DecoderOnly", "EncoderDecoder", "EncoderDecoderGrads", "EncoderOnly",
-           "RNNSeq2Seq", "RNNSeq2SeqGrads", "architecture_of", "mask_tokens"]
+__all__ = ["ARCHITECTURES", "DecoderOnly", "EncoderDecoder", "EncoderDecoderGrads", "EncoderOnly", "ExtendedSource",
+           "PointerGenerator", "PointerGeneratorGrads", "RNNSeq2Seq", "RNNSeq2SeqGrads", "architecture_of",
+           "copy_nll", "coverage_loss", "mask_tokens", "mixture_log_probs"]
