@@ -168,9 +168,11 @@ class DecoderBlock(Module):
         if self.has_cross:
             # cross-attention hands back two gradients: one for its queries (the decoder
             # stream, dx) and one for its keys and values (H_enc, dh_enc)
-            dx, dh_enc = sublayer_backward(
-                dx, cache.cross_attn, lambda dout, c: self.cross_attn.backward(dout, c, dA_cross, cross_weights),
-                self.norm2, self.dropout2, self.norm_first)
+            cross_backward = self.cross_attn.backward
+            if dA_cross is not None or cross_weights is not None:  # the pointer-generator's hooks
+                cross_backward = lambda dout, c: self.cross_attn.backward(dout, c, dA_cross, cross_weights)  # noqa: E731
+            dx, dh_enc = sublayer_backward(dx, cache.cross_attn, cross_backward,
+                                           self.norm2, self.dropout2, self.norm_first)
         dx, _ = sublayer_backward(dx, cache.self_attn, _self_attn_backward(self.self_attn),
                                   self.norm1, self.dropout1, self.norm_first)
         return dx, dh_enc

@@ -56,7 +56,9 @@ HOMEWORK = Homework(
              ("scheduled_sampling_inputs", "scheduled_sampling_backward"),
              (_SEQ2SEQ + "decode", _SEQ2SEQ + "forward", _SEQ2SEQ + "backward",
               "minitf.rnn.scheduled_sampling.choose_tokens", "minitf.data.shift_right", "minitf.data.make_batch",
-              "minitf.layers.embedding.Embedding.backward", "minitf.layers.reductions.scatter_add_rows")
+              "minitf.layers.embedding.Embedding.backward", "minitf.layers.reductions.scatter_add_rows",
+              "minitf.scheduled_sampling.own_previous_tokens", "minitf.scheduled_sampling.mix_decoder_inputs",
+              "minitf.models.pointer_generator.scatter_add")
              + _GRADCHECK),
         Task(5, "additive (Bahdanau) attention over the encoder states, forward and backward", 20.0,
              ("additive_attention_forward", "additive_attention_backward"),

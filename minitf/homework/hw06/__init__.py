@@ -24,7 +24,13 @@ _L6 = "minitf.course.lesson06."
 _BUILD = ("minitf.models.encoder_decoder.EncoderDecoder.__init__",
           "minitf.models.encoder_decoder.EncoderDecoder.forward",
           "minitf.models.encoder_decoder.EncoderDecoder.encode",
-          "minitf.models.encoder_decoder.EncoderDecoder.decode")
+          "minitf.models.encoder_decoder.EncoderDecoder.decode",
+          # its parts too: a model assembled from them by hand is a live model all the same
+          "minitf.models.common.add_decoder_side", "minitf.blocks.EncoderBlock.__init__",
+          "minitf.blocks.DecoderBlock.__init__", "minitf.attention.MultiHeadAttention.__init__",
+          "minitf.layers.feedforward.FeedForward.__init__", "minitf.layers.linear.Linear.__init__",
+          "minitf.layers.layernorm.LayerNorm.__init__", "minitf.layers.embedding.Embedding.__init__",
+          "minitf.layers.positional.PositionalEncoding.__init__")
 
 HOMEWORK = Homework(
     name="hw06",
