@@ -1,5 +1,13 @@
-"""From text to the three arrays a training step eats: a character tokenizer, the
-shift right that turns labels into decoder inputs, and padded batches.
+"""From text to the three arrays a training step eats: a tokenizer, the shift right that
+turns labels into decoder inputs, and padded batches.
+
+The package's parts:
+
+* here -- :func:`shift_right`, :class:`Batch`, :func:`make_batch`;
+* :mod:`minitf.data.tokenizer` -- :class:`CharTokenizer`, :class:`WordTokenizer` (re-exported here);
+* :mod:`minitf.data.noise` -- the pretraining noises of Lesson 7: T5's span corruption, BART's five;
+* :mod:`minitf.data.corpus` -- a small generated language to pretrain on, and a task on it to
+  fine-tune on (Lesson 10).
 
 Teacher forcing in one picture (Lesson 8, section 2).  For a target ``y = "cab"`` with
 ``<eos>`` appended and ``<bos>`` as the start token::
@@ -16,161 +24,18 @@ mean loss divides by :attr:`Batch.n_tokens`, the number of *real* target tokens.
 from __future__ import annotations
 
 from itertools import chain
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from .checks import check_int
+from ..checks import check_int
+from .tokenizer import SPECIAL_TOKENS, CharTokenizer, WordTokenizer, tokenizer_from_dict
+
+__all__ = ["IGNORE_INDEX", "SPECIAL_TOKENS", "CharTokenizer", "WordTokenizer", "tokenizer_from_dict",
+           "shift_right", "Batch", "make_batch"]
 
 IGNORE_INDEX = -100
 """The label value that the loss skips (the ``ignore_index`` of PyTorch's cross-entropy)."""
-
-SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
-"""Special tokens, in id order: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3."""
-
-
-# ---- tokenizer ------------------------------------------------------------------------
-class CharTokenizer:
-    """One token per character, after four special tokens with fixed ids.
-
-    ==========  ====  =================================================================
-    token       id    role
-    ==========  ====  =================================================================
-    ``<pad>``   0     fills short sequences up to the batch's longest
-    ``<bos>``   1     start token: the first decoder input
-    ``<eos>``   2     end of sequence: the last label, where free-running decoding stops
-    ``<unk>``   3     any character outside the alphabet
-    ``alphabet[i]``   ``4 + i``
-    ==========  ====  =================================================================
-
-    Parameters
-    ----------
-    alphabet : str or sequence of str
-        The characters, each a single character, in id order; no duplicates.
-
-    Attributes
-    ----------
-    alphabet : str
-        The characters as one string.
-    pad_id, bos_id, eos_id, unk_id : int
-        0, 1, 2, 3.
-    specials : tuple of str
-        ``("<pad>", "<bos>", "<eos>", "<unk>")``.
-    vocab_size : int
-        V = 4 + len(alphabet).
-    """
-
-    pad_id = 0
-    bos_id = 1
-    eos_id = 2
-    unk_id = 3
-    specials = SPECIAL_TOKENS
-
-    def __init__(self, alphabet: str | Sequence[str]):
-        if isinstance(alphabet, (bytes, bytearray)):
-            raise TypeError(f"alphabet: expected a str or a sequence of single characters, got {type(alphabet).__name__}")
-        chars = list(alphabet)
-        for i, c in enumerate(chars):
-            if not isinstance(c, str) or len(c) != 1:
-                raise TypeError(f"alphabet: expected single characters, got {c!r} at index {i}")
-        if not chars:
-            raise ValueError("alphabet: expected at least one character, got an empty alphabet")
-        if len(set(chars)) != len(chars):
-            seen: set[str] = set()
-            dups = [c for c in chars if c in seen or seen.add(c)]
-            raise ValueError(f"alphabet: expected distinct characters, got duplicates {sorted(set(dups))}")
-        self.alphabet = "".join(chars)
-        n_special = len(self.specials)
-        self._char_to_id = {c: n_special + i for i, c in enumerate(chars)}
-        self._id_to_token = list(self.specials) + chars  # id -> token string
-        self.vocab_size = len(self._id_to_token)
-
-    # -- text <-> ids ----------------------------------------------------------------------
-    def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
-        """``text`` -> list of ids; characters outside the alphabet become ``<unk>``.
-
-        ``add_bos`` puts ``<bos>`` in front, ``add_eos`` appends ``<eos>``.
-        """
-        if not isinstance(text, str):
-            raise TypeError(f"text: expected a str, got {type(text).__name__}")
-        get, unk = self._char_to_id.get, self.unk_id
-        ids = [get(c, unk) for c in text]
-        if add_bos:
-            ids.insert(0, self.bos_id)
-        if add_eos:
-            ids.append(self.eos_id)
-        return ids
-
-    def decode(self, ids: Iterable[int], skip_special: bool = True) -> str:
-        """ids (T,) -> text.
-
-        With ``skip_special`` (the default) decoding stops at the first ``<eos>`` and
-        every special token is left out, so a model's padded or over-long output reads as
-        the answer it gave.  Without it every id is shown, specials as ``<pad>``, ``<eos>``...
-        """
-        arr = np.asarray(list(ids) if not isinstance(ids, np.ndarray) else ids)
-        if arr.size == 0:
-            return ""
-        if arr.ndim != 1:
-            raise ValueError(f"ids: expected a 1-D sequence of token ids (use decode_batch for (B, T)), "
-                             f"got shape {arr.shape}")
-        if not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(f"ids: expected integer token ids, got dtype {arr.dtype}")
-        bad = (arr < 0) | (arr >= self.vocab_size)
-        if bad.any():
-            raise ValueError(f"ids: expected token ids in [0, {self.vocab_size}), got {int(arr[bad][0])} "
-                             f"at index {int(np.argmax(bad))}")
-        if skip_special:
-            eos = np.flatnonzero(arr == self.eos_id)
-            if eos.size:
-                arr = arr[: eos[0]]
-            arr = arr[arr >= len(self.specials)]
-        tokens = self._id_to_token
-        return "".join(tokens[i] for i in arr.tolist())
-
-    def decode_batch(self, ids, skip_special: bool = True) -> list[str]:
-        """ids (B, T) -> list of B strings, each row decoded as by :meth:`decode`."""
-        arr = np.asarray(ids)
-        if arr.ndim != 2:
-            raise ValueError(f"ids: expected shape (B, T), got {arr.shape}")
-        return [self.decode(row, skip_special=skip_special) for row in arr]
-
-    def id_to_token(self, i: int) -> str:
-        """The token string of id ``i`` (a character, or a special like ``<eos>``)."""
-        return self._id_to_token[check_int("i", i, 0, self.vocab_size - 1, hint="a token id")]
-
-    @property
-    def tokens(self) -> tuple[str, ...]:
-        """Every token string in id order (handy as axis labels of an attention plot)."""
-        return tuple(self._id_to_token)
-
-    # -- checkpoints -------------------------------------------------------------------------
-    def to_dict(self) -> dict:
-        """A JSON-serialisable description; :meth:`from_dict` rebuilds the same tokenizer."""
-        return {"type": "CharTokenizer", "alphabet": self.alphabet}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "CharTokenizer":
-        """Inverse of :meth:`to_dict`."""
-        if not isinstance(d, dict) or "alphabet" not in d:
-            raise ValueError(f"d: expected a dict with key 'alphabet' (from CharTokenizer.to_dict), got {d!r}")
-        if d.get("type", "CharTokenizer") != "CharTokenizer":
-            raise ValueError(f"d: expected type 'CharTokenizer', got {d['type']!r}")
-        return cls(d["alphabet"])
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, CharTokenizer):
-            return NotImplemented
-        return self.alphabet == other.alphabet
-
-    def __hash__(self) -> int:
-        return hash(("CharTokenizer", self.alphabet))
-
-    def __len__(self) -> int:
-        return self.vocab_size
-
-    def __repr__(self) -> str:
-        return f"CharTokenizer(alphabet={self.alphabet!r})  # vocab_size={self.vocab_size}"
 
 
 # ---- shift right ----------------------------------------------------------------------
