@@ -36,7 +36,7 @@ from .data import IGNORE_INDEX, Batch, shift_right
 from .decoding import greedy_search
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder, EncoderOnly, RNNSeq2Seq
-from .models.encoder_only import mask_tokens
+from .data.noise import mask_tokens
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
 from .bench.process import keep_freed_memory
 from .schedules import SCHEDULES, get_schedule
@@ -153,7 +153,7 @@ def forward_loss(model, batch: Batch, label_smoothing: float = 0.0, *, decoder_o
     A :class:`DecoderOnly` model reads ``source <bos> target`` as one sequence, laid out as
     ``decoder_only_format`` says (:data:`DECODER_ONLY_FORMATS`; the source's padding hidden by
     an attention mask either way).  An :class:`EncoderOnly` model learns to fill in the blanks
-    :func:`~minitf.models.encoder_only.mask_tokens` makes in the sources, drawn with ``rng``.
+    :func:`~minitf.data.noise.mask_tokens` makes in the sources, drawn with ``rng``.
     """
     c = model.config
     if isinstance(model, DecoderOnly):

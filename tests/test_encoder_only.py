@@ -16,7 +16,7 @@ from minitf.gradcheck import numerical_gradient, randomize_norms_and_biases, rel
 from minitf.loss import cross_entropy
 from minitf.masks import MASK_VALUE
 from minitf.models import EncoderOnly, architecture_of
-from minitf.models.encoder_only import mask_tokens
+from minitf.data.noise import mask_tokens
 from minitf.tasks import get_task
 from minitf.training import TrainConfig, default_model_config, forward_loss, train
 

@@ -6,7 +6,7 @@ encoder-decoder, and the pointer-generator (an encoder-decoder with copy and cov
 """
 from .decoder_only import DecoderOnly
 from .encoder_decoder import EncoderDecoder, EncoderDecoderGrads
-from .encoder_only import EncoderOnly, mask_tokens
+from .encoder_only import EncoderOnly
 from .pointer_generator import (ExtendedSource, PointerGenerator, PointerGeneratorGrads, copy_nll, coverage_loss,
                                 mixture_log_probs)
 from .rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqGrads
@@ -25,4 +25,4 @@ def architecture_of(model) -> str:
 
 __all__ = ["ARCHITECTURES", "DecoderOnly", "EncoderDecoder", "EncoderDecoderGrads", "EncoderOnly", "ExtendedSource",
            "PointerGenerator", "PointerGeneratorGrads", "RNNSeq2Seq", "RNNSeq2SeqGrads", "architecture_of",
-           "copy_nll", "coverage_loss", "mask_tokens", "mixture_log_probs"]
+           "copy_nll", "coverage_loss", "mixture_log_probs"]

@@ -15,8 +15,8 @@ elsewhere), trained by the same loop as the other models (``forward -> (logits, 
 It uses ``ModelConfig``'s source-side fields (``src_vocab_size``, ``n_encoder_layers``) and
 ignores the decoder's; ``tie_output`` ties W_U to the embedding, as BERT does.
 
-:func:`mask_tokens` is data code, kept here for now (``minitf.data`` was being reorganised
-when it was written); its home is beside the other pretraining noises in ``minitf.data.noise``.
+Its training data come from :func:`minitf.data.noise.mask_tokens` (BERT's 80/10/10 masking),
+beside the other pretraining noises.
 """
 from __future__ import annotations
 
@@ -36,75 +36,9 @@ from ..module import Module
 from .common import cache_nbytes, embedding_std, input_backward, input_forward
 from .encoder_decoder import EncoderCache
 
-__all__ = ["EncoderOnly", "EncoderOnlyCache", "MaskedLMHeadCache", "mask_tokens"]
+__all__ = ["EncoderOnly", "EncoderOnlyCache", "MaskedLMHeadCache"]
 
 
-# ---- BERT's masking (data code: see the module docstring) ---------------------------------------
-def mask_tokens(input_ids, rng, *, mask_id: int, vocab_size: int, special_ids=(), mask_prob: float = 0.15,
-                replace_with_mask: float = 0.8, replace_with_random: float = 0.1):
-    """BERT's masked-token corruption, as its ``create_pretraining_data.py`` does it.
-
-    In every row, ``k = max(1, round(mask_prob * n))`` of its n maskable tokens are chosen
-    uniformly at random (15 %); of the chosen, 80 % become ``mask_id``, 10 % a random
-    ordinary token, 10 % stay as they are (a draw per token, so "80 %" is on average).  The
-    labels hold the original token at the chosen positions and -100 everywhere else: only
-    the chosen positions are scored, the unchanged ones included, so the model cannot learn
-    that an unmasked token is never a question.
-
-    Maskable: every token that is not padding or another special.  Random tokens are drawn
-    from the ordinary tokens only (BERT draws from the whole vocabulary; with a 16-token
-    vocabulary, drawing ``<pad>`` or ``<eos>`` would be a noticeable oddity, not noise).
-
-    Parameters
-    ----------
-    input_ids : int array (B, S)
-        Not modified.
-    rng : np.random.Generator or int
-    mask_id : int
-        The ``<mask>`` token (``WordTokenizer.mask_id``; a ``CharTokenizer`` has none: give
-        the model one id more than the tokenizer and use that one).
-    vocab_size : int
-        V; random tokens are drawn from ``[0, V)`` minus ``special_ids`` and ``mask_id``.
-    special_ids : sequence of int
-        Never chosen, never drawn (padding, ``<bos>``, ``<eos>`` ...).  ``mask_id`` is added.
-    mask_prob, replace_with_mask, replace_with_random : float
-        0.15, 0.8 and 0.1 in BERT; the rest of the chosen (0.1) stay unchanged.
-
-    Returns
-    -------
-    masked_ids : int64 array (B, S)
-    labels : int64 array (B, S)
-        The original id where chosen, ``IGNORE_INDEX`` (-100) elsewhere.
-    """
-    ids = check_token_ids("input_ids", input_ids, vocab_size)
-    if ids.ndim != 2:
-        raise ValueError(f"input_ids: expected shape (B, S), got {ids.shape}")
-    rng = as_rng("rng", rng)
-    check_int("mask_id", mask_id, 0, vocab_size - 1, hint="a token id")
-    check_number("mask_prob", mask_prob, 0, 1, low_open=True)
-    check_number("replace_with_mask", replace_with_mask, 0, 1)
-    check_number("replace_with_random", replace_with_random, 0, 1 - replace_with_mask,
-                 hint="replace_with_mask + replace_with_random <= 1")
-    unmaskable = np.array([*special_ids, mask_id], dtype=np.int64)
-    ordinary = np.setdiff1d(np.arange(vocab_size), unmaskable)  # the ids a random replacement is drawn from
-    if ordinary.size == 0:
-        raise ValueError(f"special_ids: expected some ordinary token ids left in [0, {vocab_size}) to draw random "
-                         f"replacements from, got every id special")
-    B, S = ids.shape
-    maskable = ~np.isin(ids, unmaskable)  # (B, S)
-    n = maskable.sum(axis=1)  # (B,) maskable tokens per row
-    k = np.where(n > 0, np.maximum(1, np.rint(mask_prob * n)), 0).astype(np.int64)  # (B,) how many to choose
-    # a random order of each row's maskable positions; the first k in that order are chosen
-    keys = np.where(maskable, rng.random((B, S)), np.inf)  # (B, S) unmaskable positions sort last
-    rank = np.argsort(np.argsort(keys, axis=1), axis=1)  # (B, S) each position's place in its row's order
-    chosen = rank < k[:, None]  # (B, S)
-    u = rng.random((B, S))  # (B, S) one draw per position decides what a chosen token becomes
-    to_mask = chosen & (u < replace_with_mask)
-    to_random = chosen & (u >= replace_with_mask) & (u < replace_with_mask + replace_with_random)
-    random_ids = ordinary[rng.integers(0, ordinary.size, size=(B, S))]  # (B, S)
-    masked = np.where(to_mask, mask_id, np.where(to_random, random_ids, ids)).astype(np.int64)
-    labels = np.where(chosen, ids, IGNORE_INDEX).astype(np.int64)
-    return masked, labels
 
 
 # ---- the model --------------------------------------------------------------------------------------
@@ -129,7 +63,7 @@ class EncoderOnly(Module):
     ``encoder_norm.*``, ``mlm_transform.W``, ``mlm_transform.b``, ``mlm_norm.*``.
 
     ``mask_id`` is the ``<mask>`` token the masked-token objective writes into the input
-    (:func:`mask_tokens`); the forward pass treats it as any token.
+    (:func:`minitf.data.noise.mask_tokens`); the forward pass treats it as any token.
     """
 
     def __init__(self, config: ModelConfig, *, mask_id: int):
