@@ -26,9 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..blocks import EncoderBlock
-from ..checks import as_rng, check_int, check_number, check_token_ids
+from ..checks import check_int, check_token_ids
 from ..config import ModelConfig
-from ..data import IGNORE_INDEX
 from ..layers import Dropout, Embedding, LayerNorm, Linear, PositionalEncoding, get_activation
 from ..layers.linear import affine_backward, affine_forward
 from ..masks import key_padding_mask

@@ -31,7 +31,7 @@ def memory_mistakes(problem: Problem, expected: dict) -> dict:
     heads_A = "the attention weights have one matrix per head: (B, H, queries, keys), H times more"
     out = {part: [((q_other - q) * (expected[part] - ids[part]) // q, dtype)] for part in STACK_PARTS}
     out["encoder"] += [
-        (-q * Le * B * H * S * S, no_A + f": (B, H, S, S) per encoder block"),
+        (-q * Le * B * H * S * S, no_A + ": (B, H, S, S) per encoder block"),
         (-q * Le * B * (H - 1) * S * S, heads_A),
         ((q - 8) * B * S, "the token ids are int64: 8 bytes each, whatever the model's dtype"),
         (-8 * B * S, "forgot the source token ids the embedding keeps (int64, 8 bytes each)"),
