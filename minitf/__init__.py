@@ -6,10 +6,13 @@ idea.  Importing minitf loads NumPy only: no matplotlib, no torch, no global set
 Where things live
 -----------------
 * **Model code**, read line by line, forward next to backward: ``layers/`` ->
-  ``attention.py``, ``masks.py`` -> ``blocks.py`` -> ``models/``; ``loss.py``,
-  ``optim.py``, ``schedules.py``, ``training.py``; ``decoding/`` (caches, logit filters,
-  greedy, sampling, beam search); ``data.py``, ``tasks.py``; ``config.py``, ``module.py``,
-  ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``.
+  ``attention.py``, ``masks.py`` -> ``blocks.py`` -> ``models/`` (encoder-decoder,
+  decoder-only, encoder-only, pointer-generator, RNN encoder-decoder); ``rnn/`` (recurrent
+  cells, BPTT, additive attention, scheduled sampling); ``loss.py``, ``optim.py``,
+  ``schedules.py``, ``training.py``, ``scheduled_sampling.py``, ``pretraining.py``;
+  ``decoding/`` (caches, logit filters, greedy, sampling, beam search); ``data/``
+  (tokenizers, batches, pretraining noise, the corpus), ``tasks.py``; ``config.py``,
+  ``module.py``, ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``.
 * **Course code**, which measures and draws: ``course/`` (one module per lesson: its runs
   and measurements) and ``figures/`` (the figure key, one drawing module per lesson).
   :mod:`minitf.course` maps every lesson to its experiments, figures, notebook and homework.
