@@ -52,7 +52,7 @@ def _top_level_names(text: str) -> set[str]:
     return names
 
 
-EXPECTED_HOMEWORKS = ["hw02", "hw03", "hw04", "hw08"]
+EXPECTED_HOMEWORKS = ["hw01", "hw02", "hw03", "hw04", "hw05", "hw06", "hw08"]
 ALL = pytest.mark.parametrize("hw", [get_homework(n) for n in sorted(homeworks())], ids=lambda hw: hw.name)
 
 
@@ -113,6 +113,17 @@ def test_questions_are_written_once_and_the_key_is_kept_apart(hw):
 def test_homework_files_are_not_collected_by_default(hw):
     for path in [*hw.directory.rglob("*.py"), INSTRUCTOR / hw.name / "tests.py", *SUBMISSIONS.rglob("*.py")]:
         assert not path.name.startswith("test_") and not path.stem.endswith("_test"), path
+
+
+@ALL
+def test_test_names_are_distinct_across_a_homeworks_modules(hw):
+    """The grader records each test by its name (its test files lie outside pytest's rootdir):
+    two tests of one name would share one result, and the plugin refuses to run them."""
+    names = []
+    for path in [*hw.test_files, INSTRUCTOR / hw.name / "tests.py"]:
+        names += [n.name for n in ast.parse(path.read_text(encoding="utf-8")).body
+                  if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 
 
 @ALL
@@ -406,6 +417,14 @@ def test_hostile_submission_scores_zero(hostile_file, name, tasks, status):
         assert t.score == 0 and t.status == status, (t.label, t.status, t.message)
 
 
+def test_automatic_differentiation_is_not_importable(hostile_file):
+    """torch autograd would write a backward for the student: the import fails in the student's process."""
+    pytest.importorskip("torch", reason="shows something only where torch is installed")
+    result = homework_tools.graded(hostile_file("hw02_torch_autograd"), tasks=[3])
+    t = task_result(result, 3)
+    assert t.score == 0 and "automatic differentiation is not available" in t.message, (t.status, t.message)
+
+
 @requires_bwrap
 @pytest.mark.parametrize("name, tasks", [
     ("hw08_patch_guard", [1, 2, 3, 4, 5, 6]),  # the audit hook switched off: the operating system still says no
@@ -505,7 +524,7 @@ def test_cli_grade_prints_a_table_and_writes_results(tmp_path, capsys):
     (["hw08", "MISSING"], "no such file"),
     (["hw08"], "expected a submission file (or --reference)"),
     (["hw08", "x.py", "--reference"], "not both"),
-    (["hw99", "--reference"], "homework: expected one of 'hw02', 'hw03', 'hw04', 'hw08'"),
+    (["hw99", "--reference"], "homework: expected one of 'hw0"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--task", "99"], "--task: expected one of [1, 2, 3, 4, 5, 6]"),
     (["hw08", "--reference", "--instructor", "INSTRUCTOR", "--timeout", "-5"],
      "--timeout: expected a positive finite number (seconds), got -5.0"),
@@ -547,6 +566,21 @@ def test_homework_tests_refuse_to_run_without_a_submission():
     proc = _pytest("--pyargs", "minitf.homework.hw08.tests.task1")
     assert proc.returncode != 0
     assert "give it with --submission PATH" in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_the_plugin_refuses_two_tests_of_one_name(tmp_path):
+    """Outside pytest's rootdir a test's id is its name alone: the plugin stops rather than let
+    two tests share one result."""
+    root, tests = tmp_path / "root", tmp_path / "tests"
+    root.mkdir(), tests.mkdir()
+    (root / "pytest.ini").write_text("[pytest]\n")
+    for k in (1, 2):
+        (tests / f"task{k}.py").write_text("def test_same():\n    pass\n")
+    proc = _pytest(str(tests / "task1.py"), str(tests / "task2.py"), "-c", str(root / "pytest.ini"), "--rootdir",
+                   str(root), "-p", "minitf.homework.plugin", "--submission", str(REFERENCE),
+                   "--homework-report", str(tmp_path / "report.json"), cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "distinct names" in proc.stdout + proc.stderr and "::test_same" in proc.stdout + proc.stderr
 
 
 def test_pytest_marker_selects_one_task():

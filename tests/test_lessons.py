@@ -11,6 +11,14 @@ import pytest
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
 
 SECTIONS = {
+    "01-the-sequence-to-sequence-problem.ipynb": [
+        "Two networks for two lengths",
+        "The conditioning vector and its width",
+        "Reversing the source",
+        "Generating in a loop",
+        "Teacher forcing and the gap it leaves",
+        "Removing the middle",
+    ],
     "02-attention-from-scratch.ipynb": [
         "Queries, keys and values",
         "Scaled dot-product attention",
@@ -31,6 +39,20 @@ SECTIONS = {
         "Keys and values computed once per layer",
         "The gradient through cross-attention",
     ],
+    "05-the-block.ipynb": [
+        "Residual connections",
+        "Layer normalization and its backward",
+        "Pre-LN and post-LN",
+        "The feed-forward network",
+        "Positions",
+    ],
+    "06-the-whole-encoder-decoder.ipynb": [
+        "From source ids to logits",
+        "Counting parameters",
+        "Counting FLOPs",
+        "Where the memory goes",
+        "Sharing and tying embeddings",
+    ],
     "08-training-teacher-forcing.ipynb": [
         "The tension: autoregression vs. parallel training",
         "Shifted inputs and the causal mask, working together",
@@ -43,6 +65,25 @@ SECTIONS = {
         "Two KV caches",
         "Greedy decoding and sampling",
         "Beam search and length normalization",
+    ],
+    # Appendix A, generated from minitf/course/formulas/: a section per lesson that has formulas
+    "A-formulas.ipynb": [
+        "Lesson 1 — The sequence-to-sequence problem (the RNN encoder-decoder)",
+        "Lesson 2 — Attention from scratch",
+        "Lesson 3 — The causal mask",
+        "Lesson 4 — Cross-attention: joining the two stacks",
+        "Lesson 5 — The block",
+        "Lesson 6 — The whole encoder-decoder",
+        "Lesson 7 — Pretraining objectives",
+        "Lesson 8 — Training: teacher forcing & the loss",
+        "Lesson 9 — Inference",
+    ],
+    "B-architectures.ipynb": [
+        "What each computes",
+        "How each trains",
+        "How each generates",
+        "The cost of a token",
+        "The same budget, the same task",
     ],
 }
 

@@ -15,9 +15,15 @@ A lesson's code lives in four places, each with its own job:
 ======  ==========================================  ============================================
 lesson  experiments                                 figures
 ======  ==========================================  ============================================
+1       :mod:`~minitf.course.lesson01` (its       :mod:`minitf.figures.lesson01`
+        sweep stored in ``results/lesson01.json``,
+        ``python -m minitf.course.lesson01
+        --measure`` measures it again)
 2       :mod:`~minitf.course.lesson02`              :mod:`minitf.figures.lesson02`
 3       :mod:`~minitf.course.lesson03`              :mod:`minitf.figures.lesson03`
 4       :mod:`~minitf.course.lesson04`              :mod:`minitf.figures.lesson04`
+5       :mod:`~minitf.course.lesson05`              :mod:`minitf.figures.lesson05`
+6       :mod:`~minitf.course.lesson06`              :mod:`minitf.figures.lesson06`
 8       :mod:`~minitf.course.lesson08` (set-up,     :mod:`minitf.figures.lesson08`
         reference run, sections 1-2), with
         :mod:`~minitf.course.lesson08_loss`

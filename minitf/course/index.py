@@ -31,7 +31,8 @@ class Lesson:
 
 LESSONS: tuple[Lesson, ...] = (
     Lesson("1", "The sequence-to-sequence problem (the RNN encoder-decoder)",
-           "the fixed vector's accuracy against source length, reversal, attention that removes the middle"),
+           "the fixed vector's accuracy against source length, reversal, attention that removes the middle",
+           "01-the-sequence-to-sequence-problem.ipynb"),
     Lesson("2", "Attention from scratch",
            "why 1/sqrt(Dh); the softmax Jacobian and its cheap form; the attention backward line by line; heads",
            "02-attention-from-scratch.ipynb"),
@@ -57,9 +58,13 @@ LESSONS: tuple[Lesson, ...] = (
            "09-inference.ipynb"),
     Lesson("10", "Fine-tuning on supervised pairs",
            "fine-tuning a pretrained model on pairs"),
-    Lesson("A", "Appendix A: formulas", "every formula, linked to the function that computes it"),
-    Lesson("B", "Appendix B: architecture comparison", "encoder-decoder, decoder-only, encoder-only, RNN"),
-    Lesson("C", "Appendix C: acronyms", "every acronym the course uses"),
+    Lesson("A", "Appendix A: formulas", "every formula, linked to the function that computes it and checked numerically",
+           "A-formulas.ipynb"),
+    Lesson("B", "Appendix B: architecture comparison",
+           "encoder-decoder, decoder-only, encoder-only, RNN: inputs and labels, caches, FLOPs, memory, quality",
+           "B-architectures.ipynb"),
+    Lesson("C", "Appendix C: acronyms", "every acronym the course uses, its expansion and the lesson that introduces it",
+           "C-acronyms.ipynb"),
 )
 
 

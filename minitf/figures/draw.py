@@ -41,3 +41,30 @@ def token_cell(ax, x: float, y: float, text: str, meaning: Meaning | str | None,
     ax.add_patch(box)
     ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, color=NEUTRAL["ink"], **text_kw)
     return box
+
+
+# ---- legible on a projector ------------------------------------------------------------------
+SLIDE_WIDTH = 13.3
+"""Inches: the width of a 16:9 slide.  A figure saved W inches wide is shown there scaled by
+``SLIDE_WIDTH / W``."""
+
+SLIDE_MIN_PT = 14.0
+"""Points: the smallest text that reads from the back of a room on a projected slide."""
+
+
+def slide_pt(width: float) -> float:
+    """The smallest font size (points) a figure saved ``width`` inches wide may use so that
+    its text is at least :data:`SLIDE_MIN_PT` on a slide: ``14 * width / 13.3``.
+
+    ``tests/test_figures_slides.py`` measures every converted figure against this bar.
+    """
+    return SLIDE_MIN_PT * width / SLIDE_WIDTH
+
+
+def slide_axes(ax, size: float) -> None:
+    """Set the tick labels and the axis labels of ``ax`` to ``size`` points, so that none falls
+    back to the style's smaller defaults (give titles and legends their size where they are
+    made)."""
+    ax.tick_params(which="both", labelsize=size)
+    ax.xaxis.label.set_size(size)
+    ax.yaxis.label.set_size(size)

@@ -297,19 +297,21 @@ def key_figure(seed: int = 0):
         groups.setdefault(m.group, []).append(m)
     n_rows = len(KEY) + len(groups) + 3  # meanings, group headings, neutrals heading + row, footnote
 
-    row_h = 0.3  # inches per row
-    fig = new_figure(7.6, row_h * n_rows + 0.6)
+    row_h = 0.34  # inches per row
+    fig = new_figure(8.8, row_h * n_rows + 0.6)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
     ax.set_xlim(0, 10)
-    ax.set_ylim(n_rows + 0.6, -0.9)  # row i at y = i, top to bottom
-    ax.text(0.1, -0.45, "Figure key", fontsize=12, fontweight="bold", va="center")
-    ax.text(1.95, -0.45, "one meaning per colour, line style, marker and hatch, in every figure of the course",
-            fontsize=8.5, style="italic", va="center")
+    ax.set_ylim(n_rows + 0.6, -1.0)  # row i at y = i, top to bottom
+    # sizes for a slide: the smallest text is 14 pt when the key is shown 13.3 inches wide
+    label_pt, text_pt = 11, 10
+    ax.text(0.1, -0.45, "Figure key", fontsize=14, fontweight="bold", va="center")
+    ax.text(2.1, -0.45, "one meaning per colour, line style, marker and hatch, in every figure",
+            fontsize=text_pt, style="italic", va="center")
 
-    y = 0.4
+    y = 0.45
     for group, meanings in groups.items():
-        ax.text(0.1, y, group.upper(), fontsize=8, fontweight="bold", va="center")
+        ax.text(0.1, y, group.upper(), fontsize=text_pt, fontweight="bold", va="center")
         y += 1
         for m in meanings:
             # swatch: the fill as figures draw it (tint, full-colour edge and hatch)
@@ -318,23 +320,23 @@ def key_figure(seed: int = 0):
             if m.hatch is not None:  # an area meaning: the swatch says it all
                 pass
             elif m.name == "gradient":  # gradients are drawn as arrows
-                ax.add_patch(FancyArrowPatch((1.75, y), (0.95, y), arrowstyle="-|>", mutation_scale=11,
-                                             linewidth=1.8, **m.arrow()))
+                ax.add_patch(FancyArrowPatch((1.75, y), (0.95, y), arrowstyle="-|>", mutation_scale=12,
+                                             linewidth=2.0, **m.arrow()))
             else:
-                ax.add_line(Line2D([0.95, 1.75], [y, y], linewidth=1.8, markevery=[1],
+                ax.add_line(Line2D([0.95, 1.75], [y, y], linewidth=2.0, markevery=[1], markersize=7,
                                    **m.line()))
-            ax.text(2.0, y, m.label, fontsize=9.5, fontweight="bold", va="center")
-            ax.text(4.75, y, m.description, fontsize=8.5, va="center")
+            ax.text(2.0, y, m.label, fontsize=label_pt, fontweight="bold", va="center")
+            ax.text(4.7, y, m.description, fontsize=text_pt, va="center")
             y += 1
-    ax.text(0.1, y, "NEUTRAL (NO MEANING)", fontsize=8, fontweight="bold", va="center")
+    ax.text(0.1, y, "NEUTRAL (NO MEANING)", fontsize=text_pt, fontweight="bold", va="center")
     y += 1
     x = 0.15
     for name, color in NEUTRAL.items():
         ax.add_patch(Rectangle((x, y - 0.32), 0.55, 0.64, facecolor=color, edgecolor=NEUTRAL["ink"],
                                linewidth=0.6))
         ax.text(x + 0.75, y, {"ink": "ink: text, axes", "paper": "paper: background",
-                              "rule": "rule: grid, borders"}[name], fontsize=8.5, va="center")
-        x += 2.6
-    ax.text(0.1, y + 1, "Fills are tints (translucent) of the colour, with edge and hatch in the full colour; "
-            "a tint keeps its meaning.", fontsize=8, style="italic", va="center")
+                              "rule": "rule: grid, borders"}[name], fontsize=text_pt, va="center")
+        x += 3.0
+    ax.text(0.1, y + 1, "Fills are tints (translucent) of the colour, edge and hatch in the full colour; "
+            "a tint keeps its meaning.", fontsize=text_pt, style="italic", va="center")
     return fig

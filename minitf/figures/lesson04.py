@@ -27,6 +27,11 @@ from .registry import register
 
 __all__ = ["alignment", "shares"]
 
+PT = 12
+"""Points: the smallest text of ``l04_shares`` (at most 11.4 inches wide, so at least 14 pt on
+a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`); ``l04_alignment`` is narrow enough
+(6.7 inches) for its 8 pt."""
+
 
 @register("l04_alignment", lesson=4, title="What the decoder looks at: cross-attention against the known alignment")
 def alignment(seed: int = 0):
@@ -89,7 +94,7 @@ def shares(seed: int = 0):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    from .draw import new_figure
+    from .draw import new_figure, slide_axes
 
     run = lesson4_run(seed)
     pairs = run.eval_pairs[:4]
@@ -103,10 +108,10 @@ def shares(seed: int = 0):
     tints = [0.3 + 0.7 * l / max(1, L - 1) for l in range(L)]  # block 1 light ... last block solid
     top = float(total.max()) * 1.12
     bottom = min(0.0, float(np.where(parts < 0, parts, 0.0).sum(0).min()) * 1.4)
-    fig = new_figure(10.5, 6.2)
+    fig = new_figure(10.8, 7.0)
     x = np.arange(S)
     for b, (src, tgt) in enumerate(pairs):
-        ax = fig.add_axes((0.07 + (b % 2) * 0.48, 0.09 + (1 - b // 2) * 0.42, 0.40, 0.30))
+        ax = fig.add_axes((0.08 + (b % 2) * 0.48, 0.09 + (1 - b // 2) * 0.43, 0.415, 0.31))
         n = len(src)
         if n < S:
             ax.axvspan(n - 0.5, S - 0.5, **pad.fill(), linewidth=0.8)
@@ -116,25 +121,25 @@ def shares(seed: int = 0):
             base = np.where(v >= 0, up, down)
             ax.bar(x, v, bottom=base, width=0.7, linewidth=0.8, **ca.fill(tints[l]))
             up, down = np.where(v >= 0, up + v, up), np.where(v < 0, down + v, down)
-        ax.hlines(total[b, :n], x[:n] - 0.42, x[:n] + 0.42, linewidth=1.6, **grad.arrow())
+        ax.hlines(total[b, :n], x[:n] - 0.42, x[:n] + 0.42, linewidth=2.0, **grad.arrow())
         ax.axhline(0.0, color=ink, linewidth=0.6)
         ax.set_xlim(-0.5, S - 0.5)
         ax.set_ylim(bottom, top)
+        ax.set_yticks([0, 0.05, 0.1, 0.15] if top > 0.15 else [0, 0.05, 0.1])
         ax.set_xticks(x, list(src) + ["pad"] * (S - n))
-        ax.tick_params(labelsize=8.5, length=0)
+        ax.tick_params(length=0)
         for tick in ax.get_xticklabels()[:n]:
             tick.set_color(enc.color)
-        norms = ", ".join(f"block {l + 1} {np.linalg.norm(g.shares[l][b]):.3f}" for l in range(L))
-        ax.set_title(f"\u201c{src}\u201d \u2192 \u201c{tgt}\u201d\n|share| over the pair: {norms}", fontsize=9,
-                     color=ink)
+        ax.set_title(f"\u201c{src}\u201d \u2192 \u201c{tgt}\u201d", fontsize=PT + 1, color=ink)
         if b % 2 == 0:
-            ax.set_ylabel("along dL/dH_enc[s]", fontsize=8.5)
+            ax.set_ylabel("along dL/dH_enc[s]")
         if b // 2 == 1:
-            ax.set_xlabel("source position s of H_enc (encoder output)", fontsize=8.5, color=enc.color)
-    handles = [Patch(**ca.fill(tints[l]), linewidth=0.8, label=f"decoder block {l + 1}\u2019s share "
-                     f"(its cross-attention\u2019s dx_kv)") for l in range(L)]
-    handles += [Line2D([], [], linewidth=1.6, label="|dL/dH_enc[s]|: the total gradient", **grad.line()),
+            ax.set_xlabel("source position s of H_enc", color=enc.color)
+        slide_axes(ax, PT)
+    handles = [Patch(**ca.fill(tints[l]), linewidth=0.8,
+                     label=f"block {l + 1}\u2019s share (its cross-attention\u2019s dx_kv)") for l in range(L)]
+    handles += [Line2D([], [], linewidth=2.0, label="|dL/dH_enc[s]|: the total gradient", **grad.line()),
                 Patch(**pad.fill(), linewidth=0.8, label="padding: no gradient")]
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=8.5,
-               ncol=2)
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), frameon=False, fontsize=PT,
+               ncol=2, columnspacing=1.5, handlelength=1.8)
     return fig

@@ -36,8 +36,14 @@ LARGE_VOCABULARY = dict(src_vocab_size=32_000, tgt_vocab_size=32_000, d_model=51
 budget figure's second parameter panel (counted by the formula, not built)."""
 
 
+PT = 12
+"""Points: the smallest text of this module's figures (at most 11.4 inches wide, so at least
+14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+TITLE_PT = 13.5
+
+
 # ---- the data flow -----------------------------------------------------------------------------------
-def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=8.5, bold_first=True):
+def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=PT, bold_first=True):
     """A rounded box centred at (x, y) filled with ``meaning``'s tint, ``lines`` of text in it."""
     from matplotlib.patches import FancyBboxPatch
 
@@ -47,7 +53,7 @@ def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=8.5, bold_first=True):
                                 linewidth=1.1, **style))
     n = len(lines)
     for i, text in enumerate(lines):
-        ax.text(x, y + (n - 1) / 2 * 0.36 - i * 0.36, text, ha="center", va="center", fontsize=fontsize,
+        ax.text(x, y + (n - 1) / 2 * 0.37 - i * 0.37, text, ha="center", va="center", fontsize=fontsize,
                 color=NEUTRAL["ink"], fontweight="bold" if (i == 0 and bold_first) else "normal")
 
 
@@ -58,7 +64,7 @@ def _arrow(ax, start, end, meaning=None, text=None, text_xy=None, **kw):
     ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, shrinkA=0, shrinkB=0,
                                  **{"linewidth": 1.3, **style, **kw}))
     if text:
-        ax.text(*text_xy, text, ha="left", va="center", fontsize=8, color=NEUTRAL["ink"])
+        ax.text(*text_xy, text, ha="left", va="center", fontsize=PT, color=NEUTRAL["ink"])
 
 
 @register("l06_data_flow", lesson=6, title="The whole encoder-decoder: every shape from source ids to logits")
@@ -84,8 +90,8 @@ def data_flow(seed: int = 0):
                 return f"{r.letters} = {r.shape}"
         raise KeyError(name_start)
 
-    fig = new_figure(11.0, 9.4)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 0.94))
+    fig = new_figure(11.0, 10.6)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 0.915))
     ax.set_xlim(0, 11)
     ax.set_ylim(0, 12.6)
     ax.axis("off")
@@ -98,8 +104,8 @@ def data_flow(seed: int = 0):
          ["embedding W_E[ids] \u00b7 \u221aD + positions", f"x {shape('encoder', 'x', 1)}"])
     enc_lo, enc_hi = 3.05, 6.65
     _box(ax, xe, (enc_lo + enc_hi) / 2, we + 0.3, enc_hi - enc_lo, "encoder", 0.06, [""])
-    ax.text(xe - we / 2 - 0.05, enc_hi - 0.22, f"encoder block \u00d7 L_enc = {c.n_encoder_layers}", ha="left",
-            va="center", fontsize=9, fontweight="bold", color=KEY["encoder"].color)
+    ax.text(xe - we / 2 - 0.05, enc_hi - 0.24, f"encoder block \u00d7 L_enc = {c.n_encoder_layers}", ha="left",
+            va="center", fontsize=PT + 0.5, fontweight="bold", color=KEY["encoder"].color)
     _box(ax, xe, 4.05, we - 0.3, 1.3, "encoder", 0.3,
          ["self-attention (source padding mask)", f"Q, K, V {shape('encoder', 'Q', 1)}",
           f"A {shape('encoder', 'A', 1)}"])
@@ -119,8 +125,8 @@ def data_flow(seed: int = 0):
          ["embedding W_E[ids] \u00b7 \u221aD + positions", f"x {shape('decoder', 'x', 1)}"])
     dec_lo, dec_hi = 3.05, 9.0
     _box(ax, xd, (dec_lo + dec_hi) / 2, wd + 0.3, dec_hi - dec_lo, "decoder", 0.06, [""])
-    ax.text(xd - wd / 2 - 0.05, dec_hi - 0.22, f"decoder block \u00d7 L_dec = {c.n_decoder_layers}", ha="left",
-            va="center", fontsize=9, fontweight="bold", color=KEY["decoder"].color)
+    ax.text(xd - wd / 2 - 0.05, dec_hi - 0.24, f"decoder block \u00d7 L_dec = {c.n_decoder_layers}", ha="left",
+            va="center", fontsize=PT + 0.5, fontweight="bold", color=KEY["decoder"].color)
     _box(ax, xd, 4.05, wd - 0.3, 1.3, "decoder", 0.3,
          ["causal self-attention", f"Q, K, V {shape('decoder', 'Q', 1, 'causal self-attention')}",
           f"A {shape('decoder', 'A', 1, 'causal self-attention')}"])
@@ -131,24 +137,25 @@ def data_flow(seed: int = 0):
     _box(ax, xd, 7.95, wd - 0.3, 0.95, "decoder", 0.3,
          ["feed-forward", f"hidden {shape('decoder', 'relu', 1)}"])
     _box(ax, xd, 9.9, wd, 0.95, "decoder", 0.45, ["final LayerNorm \u2192 H_dec", shape("decoder", "H_dec")])
-    _box(ax, xd, 11.35, wd, 0.95, "decoder", 0.7,
-         ["output head: logits = H_dec W_U", f"W_U {shape('head', 'W_U')},  logits {shape('head', 'logits')}"])
+    _box(ax, xd, 11.55, wd, 1.3, "decoder", 0.7,
+         ["output head: logits = H_dec W_U", f"W_U {shape('head', 'W_U')}", f"logits {shape('head', 'logits')}"])
     for y0, y1 in ((1.225, 1.725), (2.675, 3.4), (4.7, 5.175), (6.825, 7.475), (8.425, 9.425),
-                   (10.375, 10.875)):
+                   (10.375, 10.9)):
         _arrow(ax, (xd, y0), (xd, y1), "decoder")
     # ---- H_enc into every cross-attention ----
     _arrow(ax, (xe + we / 2, 7.55), (xd - (wd - 0.3) / 2, 6.0), "cross_attention", linewidth=1.8)
-    ax.text(xe - we / 2, 8.35, "H_enc (B, S, D) is the input of the keys and values\n"
-            "of every decoder block's cross-attention \u2192", ha="left", va="bottom", fontsize=8.5,
-            color=NEUTRAL["ink"])
+    ax.text(xe - we / 2, 8.3, "H_enc (B, S, D) is the input of the\nkeys and values of every decoder\n"
+            "block's cross-attention \u2192", ha="left", va="bottom", fontsize=PT, color=NEUTRAL["ink"],
+            linespacing=1.3)
     ax.legend(handles=[Patch(linewidth=1.1, label=KEY[m].label, **KEY[m].fill(0.3))
                        for m in ("encoder", "decoder", "cross_attention")],
-              loc="upper left", bbox_to_anchor=(0.02, 0.97), frameon=False, fontsize=9)
+              loc="upper left", bbox_to_anchor=(0.0, 1.0), frameon=False, fontsize=PT)
     letters = ", ".join(f"{k} = {v}" for k, v in d.items())
-    fig.text(0.5, 0.985, f"one teacher-forced forward pass of the lesson's model on {d['B']} dates:  {letters}",
-             ha="center", va="top", fontsize=9.5, color=NEUTRAL["ink"])
-    fig.text(0.5, 0.955, "each block: residual connection around every sub-layer, pre-LN; "
-             "blocks 2.. have the shapes of block 1", ha="center", va="top", fontsize=8.5, color=NEUTRAL["ink"])
+    fig.text(0.005, 0.998, f"One teacher-forced forward pass of the lesson's model on {d['B']} dates",
+             ha="left", va="top", fontsize=14, fontweight="bold", color=NEUTRAL["ink"])
+    fig.text(0.005, 0.962, letters, ha="left", va="top", fontsize=PT, color=NEUTRAL["ink"])
+    fig.text(0.005, 0.935, "each block: a residual connection around every sub-layer, pre-LN; "
+             "later blocks have the shapes of block 1", ha="left", va="top", fontsize=PT, color=NEUTRAL["ink"])
     return fig
 
 
@@ -186,9 +193,8 @@ def _stacked(ax, x, columns: list, scale: float, total_fmt):
             if v > 0:
                 ax.bar(x[i], v, bottom=bottom, width=0.62, linewidth=0.7, **KEY[meaning].fill(tint))
             bottom += v
-        ax.text(x[i], bottom, total_fmt(bottom), ha="center", va="bottom", fontsize=8, color=NEUTRAL["ink"])
+        ax.text(x[i], bottom, total_fmt(bottom), ha="center", va="bottom", fontsize=PT, color=NEUTRAL["ink"])
     ax.set_xlim(-0.6, len(columns) - 0.4)
-    ax.tick_params(labelsize=8.5)
     ax.grid(True, axis="y")
 
 
@@ -207,27 +213,34 @@ def budget(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
-    from .draw import new_figure
+    from .draw import new_figure, slide_axes
 
     config = lesson6_model_config(seed=seed)
-    fig = new_figure(11.5, 8.2)
+    fig = new_figure(11.0, 8.9)
     names = [v[0] for v in VARIANTS]
+    left, right, width = 0.08, 0.585, 0.39
+    top_row, bottom_row, height = 0.53, 0.125, 0.27
     # ---- parameters, the lesson's model ----
-    ax = fig.add_axes((0.07, 0.56, 0.39, 0.30))
+    ax = fig.add_axes((left, top_row, width, height))
     cols = [_parameter_segments(config.replace(share_embeddings=s, tie_output=t)) for _, s, t in VARIANTS]
-    _stacked(ax, range(4), cols, 1e3, lambda v: f"{v:.2f}k")
+    _stacked(ax, range(4), cols, 1e3, lambda v: f"{v:.1f}k")
     ax.set_xticks(range(4), names)
-    ax.set_ylabel("parameters (thousands)")
-    ax.set_title(f"parameters: the lesson's model (V = {config.tgt_vocab_size}, D = {config.d_model})", fontsize=10)
+    ax.set_ylabel("thousands")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_title(f"Parameters: the lesson's model\n(V = {config.tgt_vocab_size}, D = {config.d_model})",
+                 fontsize=TITLE_PT)
+    slide_axes(ax, PT)
     # ---- parameters, a real vocabulary ----
     large = ModelConfig(**LARGE_VOCABULARY)
-    ax = fig.add_axes((0.57, 0.56, 0.39, 0.30))
+    ax = fig.add_axes((right, top_row, width, height))
     cols = [_parameter_segments(large.replace(share_embeddings=s, tie_output=t)) for _, s, t in VARIANTS]
     _stacked(ax, range(4), cols, 1e6, lambda v: f"{v:.1f}M")
     ax.set_xticks(range(4), names)
-    ax.set_ylabel("parameters (millions)")
-    ax.set_title(f"parameters: V = {large.tgt_vocab_size:,}, D = {large.d_model}, "
-                 f"{large.n_encoder_layers} + {large.n_decoder_layers} blocks (formula)", fontsize=10)
+    ax.set_ylabel("millions")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_title(f"Parameters, base size (formula):\nV = {large.tgt_vocab_size:,}, D = {large.d_model}, "
+                 f"{large.n_encoder_layers} + {large.n_decoder_layers} blocks", fontsize=TITLE_PT)
+    slide_axes(ax, PT)
     # ---- FLOPs and memory as B, S, T grow ----
     labels = [f"B={B}\nS={S}\nT={T}" for B, S, T in MEMORY_SHAPES]
     flops = []
@@ -240,11 +253,13 @@ def budget(seed: int = 0):
                     "decoder (self-attention, feed-forward, norms)"
             col[seg] += term.flops
         flops.append(col)
-    ax = fig.add_axes((0.07, 0.08, 0.39, 0.33))
+    ax = fig.add_axes((left, bottom_row, width, height))
     _stacked(ax, range(len(labels)), flops, 1e6, lambda v: f"{v:.0f}M")
     ax.set_xticks(range(len(labels)), labels)
-    ax.set_ylabel("forward FLOPs (millions, matrix products)")
-    ax.set_title("forward FLOPs of the lesson's model as B, S, T double", fontsize=10)
+    ax.set_ylabel("millions (matrix products)")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_title("Forward FLOPs as B, S, T double", fontsize=TITLE_PT)
+    slide_axes(ax, PT)
     memory = []
     for row in memory_table(lesson6_model_config(seed=seed, dtype="float32", max_len=128)):
         t = row.terms
@@ -254,13 +269,18 @@ def budget(seed: int = 0):
                        "cross-attention": dec["cross-attention"], "output head": t["head"]["H_dec"]})
         if sum(memory[-1].values()) != row.measured["total"]:
             raise AssertionError("the formula's terms do not add up to activation_bytes")
-    ax = fig.add_axes((0.57, 0.08, 0.39, 0.33))
-    _stacked(ax, range(len(labels)), memory, 2 ** 20, lambda v: f"{v:.2f} MiB")
+    ax = fig.add_axes((right, bottom_row, width, height))
+    _stacked(ax, range(len(labels)), memory, 2 ** 20, lambda v: f"{v:.2f}")
     ax.set_xticks(range(len(labels)), labels)
-    ax.set_ylabel("activations kept for backward (MiB, float32)")
-    ax.set_title("activation memory of the lesson's model as B, S, T double", fontsize=10)
+    ax.set_ylabel("MiB (float32)")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_title("Activations kept for backward", fontsize=TITLE_PT)
+    slide_axes(ax, PT)
     labels = {"output head": "output head (parameters: W_U; memory: H_dec)"}
-    handles = [Patch(linewidth=0.7, label=labels.get(seg, seg), **KEY[m].fill(tint))
-               for seg, (m, tint) in _SEGMENT_STYLE.items()]
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.995), ncol=3, frameon=False, fontsize=9)
+    order = ["source embedding", "encoder", "cross-attention", "target embedding",
+             "decoder (self-attention, feed-forward, norms)", "output head"]
+    handles = [Patch(linewidth=0.7, label=labels.get(seg, seg), **KEY[meaning].fill(tint))
+               for seg in order for meaning, tint in [_SEGMENT_STYLE[seg]]]
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False, fontsize=PT,
+               columnspacing=2.0)
     return fig

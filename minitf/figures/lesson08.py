@@ -25,6 +25,12 @@ from .registry import register
 _EXAMPLE = ("a", "cat", "sat", "down")
 
 
+PT = 12.5
+"""Points: the smallest text of this module's figures (at most 11.8 inches wide, so at least
+14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+TITLE_PT = 14
+
+
 def _vocab(words) -> dict[str, int]:
     vocab = {tok: i for i, tok in enumerate(SPECIAL_TOKENS)}  # <pad> 0, <bos> 1, <eos> 2, <unk> 3
     for w in words:
@@ -45,7 +51,7 @@ def shift_by_one(seed: int = 0):
     from matplotlib.lines import Line2D
     from matplotlib.patches import FancyArrowPatch, Patch, Rectangle
 
-    from .draw import new_figure, token_cell
+    from .draw import new_figure, slide_axes, token_cell
 
     vocab = _vocab(_EXAMPLE)
     itos = {i: tok for tok, i in vocab.items()}
@@ -59,41 +65,40 @@ def shift_by_one(seed: int = 0):
     ink = NEUTRAL["ink"]
     gt, dec, masked = KEY["ground_truth"], KEY["decoder"], KEY["masked"]
 
-    fig = new_figure(10.4, 3.9)
+    fig = new_figure(11.0, 5.2)
 
     # ---- left: two rows of tokens -------------------------------------------------------------
-    ax = fig.add_axes((0.0, 0.14, 0.60, 0.78))
+    ax = fig.add_axes((0.0, 0.25, 0.62, 0.64))
     ax.set_axis_off()
-    ax.set_xlim(-2.75, T - 0.4)
-    ax.set_ylim(-1.05, 3.05)
+    ax.set_xlim(-3.45, T - 0.4)
+    ax.set_ylim(-1.1, 3.0)
     y_lab, y_in = 2.2, 0.0
-    fig.text(0.005, 0.985, "Shift right by one", fontsize=11, fontweight="bold", va="top")
+    fig.text(0.005, 0.985, "Shift right by one", fontsize=TITLE_PT, fontweight="bold", va="top")
 
-    ax.text(-0.62, y_lab + 0.1, "labels  $y_t$", ha="right", va="center", fontsize=10, fontweight="bold")
-    ax.text(-0.62, y_lab - 0.2, "what position t must predict", ha="right", va="center", fontsize=8,
+    ax.text(-0.6, y_lab + 0.14, "labels", ha="right", va="center", fontsize=PT + 1, fontweight="bold")
+    ax.text(-0.6, y_lab - 0.22, "what position t must output", ha="right", va="center", fontsize=PT,
             style="italic")
-    ax.text(-0.62, y_in + 0.1, "decoder input  $y_{t-1}$", ha="right", va="center", fontsize=10,
-            fontweight="bold")
-    ax.text(-0.62, y_in - 0.2, "what position t is fed", ha="right", va="center", fontsize=8, style="italic")
+    ax.text(-0.6, y_in + 0.14, "decoder input", ha="right", va="center", fontsize=PT + 1, fontweight="bold")
+    ax.text(-0.6, y_in - 0.22, "what position t is fed", ha="right", va="center", fontsize=PT, style="italic")
 
     for t in range(T):
-        token_cell(ax, t, y_lab, label_toks[t], gt)
+        token_cell(ax, t, y_lab, label_toks[t], gt, fontsize=PT)
         start = input_toks[t] == "<bos>"
-        token_cell(ax, t, y_in, input_toks[t], None if start else gt)
-        ax.text(t, -0.62, f"t = {t}", ha="center", va="center", fontsize=8.5)
+        token_cell(ax, t, y_in, input_toks[t], None if start else gt, fontsize=PT)
+        ax.text(t, -0.62, f"t = {t}", ha="center", va="center", fontsize=PT)
         # the prediction: position t, fed y_{t-1}, is trained to output y_t
-        ax.add_patch(FancyArrowPatch((t, y_in + 0.36), (t, y_lab - 0.36), arrowstyle="-|>", mutation_scale=13,
-                                     linewidth=1.8, **dec.arrow()))
+        ax.add_patch(FancyArrowPatch((t, y_in + 0.36), (t, y_lab - 0.36), arrowstyle="-|>", mutation_scale=15,
+                                     linewidth=2.2, **dec.arrow()))
         # the copy: label t becomes the input of position t + 1
         if t + 1 < T:
             ax.add_line(Line2D([t + 0.2, t + 0.8], [y_lab - 0.36, y_in + 0.36], color=ink, linestyle=":",
-                               linewidth=1.0))
-    ax.text(0, -0.95, "start token", ha="center", va="center", fontsize=8, style="italic")
-    ax.text(T - 1, y_lab + 0.45, "never fed", ha="center", va="bottom", fontsize=8, style="italic")
-    ax.text(-0.62, (y_lab + y_in) / 2, "position t predicts", ha="right", va="center", fontsize=9, color=ink)
+                               linewidth=1.4))
+    ax.text(0, -1.0, "start token", ha="center", va="center", fontsize=PT, style="italic")
+    ax.text(T - 1, y_lab + 0.42, "never fed", ha="center", va="bottom", fontsize=PT, style="italic")
+    ax.text(-0.6, (y_lab + y_in) / 2, "position t\npredicts", ha="right", va="center", fontsize=PT, color=ink)
 
     # ---- right: the causal mask over the same positions ----------------------------------------
-    mx = fig.add_axes((0.68, 0.14, 0.27, 0.70))
+    mx = fig.add_axes((0.725, 0.25, 0.26, 0.56))
     for t in range(T):  # rows: query position t
         for s in range(T):  # columns: key position s
             cell = masked.fill() if blocked[t, s] else dec.fill()
@@ -101,35 +106,37 @@ def shift_by_one(seed: int = 0):
     mx.set_xlim(-0.5, T - 0.5)
     mx.set_ylim(T - 0.5, -0.5)
     mx.set_aspect("equal")
-    mx.set_xticks(range(T), [f"{s}\n{tok}" for s, tok in enumerate(input_toks)], fontsize=8.5)
-    mx.set_yticks(range(T), [f"{tok}  {t}" for t, tok in enumerate(input_toks)], fontsize=8.5)
+    mx.set_xticks(range(T), [str(s) for s in range(T)])
+    mx.set_yticks(range(T), [f"{tok}  {t}" for t, tok in enumerate(input_toks)])
     mx.xaxis.tick_top()
     mx.tick_params(length=0)
     for side in mx.spines.values():
         side.set_visible(False)
-    mx.set_xlabel("key position s (decoder inputs it can see)", fontsize=8.5, labelpad=6)
-    mx.set_ylabel("query position t", fontsize=8.5)
-    fig.text(0.655, 0.985, "Causal mask: position t sees inputs 0..t", fontsize=11, fontweight="bold", va="top")
+    mx.set_xlabel("key s: the inputs it sees", labelpad=6)
+    mx.set_ylabel("query t")
+    slide_axes(mx, PT)
+    fig.text(0.66, 0.985, "Causal mask: t sees inputs 0..t", fontsize=TITLE_PT, fontweight="bold", va="top")
 
     fig.legend(handles=[Patch(label=gt.label, **gt.fill()),
-                        Line2D([], [], label="decoder at t is trained to output $y_t$", linewidth=1.8, **dec.arrow()),
-                        Line2D([], [], label="label t is fed at t + 1", color=ink, linestyle=":", linewidth=1.0),
+                        Line2D([], [], label="position t is trained to output label t", linewidth=2.2,
+                               **dec.arrow()),
+                        Line2D([], [], label="label t is fed at t + 1", color=ink, linestyle=":", linewidth=1.4),
                         Patch(label="may attend (decoder self-attention)", **dec.fill()),
                         Patch(label=masked.label, **masked.fill())],
-               loc="lower center", ncol=5, bbox_to_anchor=(0.5, 0.0), handlelength=1.6, fontsize=8.5,
+               loc="lower left", ncol=3, bbox_to_anchor=(0.0, 0.0), handlelength=1.8, fontsize=PT,
                columnspacing=1.4)
     return fig
 
 
 # ---- Figure 2 (section 4): how a loss at the decoder's head trains the encoder -------------
-def _box(ax, x, y, w, h, meaning, title, value, fontsize=9):
+def _box(ax, x, y, w, h, meaning, title, value, fontsize=PT + 0.5):
     """A rounded box centred at (x, y) in the tint of ``meaning``: a bold title, a value below."""
     from matplotlib.patches import FancyBboxPatch
 
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
                                 linewidth=1.2, **meaning.fill()))
     ax.text(x, y + 0.17 * h, title, ha="center", va="center", fontsize=fontsize, fontweight="bold")
-    ax.text(x, y - 0.22 * h, value, ha="center", va="center", fontsize=fontsize - 0.5)
+    ax.text(x, y - 0.22 * h, value, ha="center", va="center", fontsize=max(PT, fontsize - 0.5))
 
 
 def _grad_arrow(ax, start, end, rad=0.0, width=1.8):
@@ -151,9 +158,9 @@ def gradient_journey(seed: int = 0):
     of dL/dH_enc, their sum, and what is left of it with cross-attention switched off.
     """
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Circle, Patch
+    from matplotlib.patches import Ellipse, Patch
 
-    from .draw import new_figure
+    from .draw import new_figure, slide_axes
 
     run = lesson8_run(seed)
     batch = lesson8_batch(seed)
@@ -165,15 +172,17 @@ def gradient_journey(seed: int = 0):
     L_dec, L_enc = len(run.model.decoder_layers), len(run.model.encoder_layers)
     enc, dec, cross, loss = KEY["encoder"], KEY["decoder"], KEY["cross_attention"], KEY["loss"]
 
-    fig = new_figure(11.6, 5.9)
-    ax = fig.add_axes((0.0, 0.0, 0.62, 0.90))
+    fig_w, fig_h, ax_h = 11.2, 10.4, 0.59
+    fig = new_figure(fig_w, fig_h)
+    ax = fig.add_axes((0.0, 0.33, 1.0, ax_h))
     ax.set_axis_off()
     ax.set_xlim(0, 10)
-    ax.set_ylim(1.05, 9.6)
-    fig.text(0.01, 0.975, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source embedding",
-             fontsize=11, fontweight="bold", va="top")
-    fig.text(0.01, 0.93, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} steps, "
-             f"batch of {batch.batch_size}", fontsize=8.5, style="italic", va="top")
+    ax.set_ylim(0.95, 9.6)
+    stretch = (fig_w / 10) / (fig_h * ax_h / 8.65)  # inches per x unit over inches per y unit
+    fig.text(0.01, 0.992, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source embedding",
+             fontsize=TITLE_PT, fontweight="bold", va="top")
+    fig.text(0.01, 0.962, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} steps, "
+             f"batch of {batch.batch_size}", fontsize=PT, style="italic", va="top")
 
     def fmt(x):
         return f"{x:#.2g}"
@@ -190,7 +199,7 @@ def gradient_journey(seed: int = 0):
     _grad_arrow(ax, (xd, y_loss - 0.48), (xd, y_head + 0.48))
     _grad_arrow(ax, (xb, y_head - 0.48), (xb, block_y[0] + 0.6))
     ax.text(xb - 0.15, (y_head + block_y[0]) / 2 + 0.02, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
-            ha="right", va="center", fontsize=8.5)
+            ha="right", va="center", fontsize=PT)
 
     # encoder column (left)
     xe, we = 1.5, 2.8
@@ -210,33 +219,35 @@ def gradient_journey(seed: int = 0):
         _grad_arrow(ax, (xe, a), (xe, b))
 
     # the shares meet in a sum, which is all H_enc receives
-    sx, sy, r = 3.85, y_henc, 0.32
-    ax.add_patch(Circle((sx, sy), r, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"], linewidth=1.0))
-    ax.text(sx, sy, "+", ha="center", va="center", fontsize=14)
+    sx, sy, r = 3.85, y_henc, 0.3  # a circle: r in x units, r * stretch in y units
+    ax.add_patch(Ellipse((sx, sy), 2 * r, 2 * r * stretch, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"],
+                         linewidth=1.0))
+    ax.text(sx, sy, "+", ha="center", va="center", fontsize=18)
     _grad_arrow(ax, (sx - r, sy), (xe + we / 2, sy))
-    ax.text(sx, sy + r + 0.12, "sum", ha="center", va="bottom", fontsize=8.5, style="italic")
+    ax.text(sx, sy + r * stretch + 0.1, "sum", ha="center", va="bottom", fontsize=PT, style="italic")
 
     # decoder blocks, each with its cross-attention and its share of dL/dH_enc
     for i, l in enumerate(reversed(range(L_dec))):
         y = block_y[i]
         _box(ax, xb, y, wb, 1.2, dec, f"decoder block {l + 1}",
-             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'decoder.{l}'])}", fontsize=8.5)
+             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'decoder.{l}'])}", fontsize=PT)
         _box(ax, xc, y, wc, 1.2, cross, "cross-attn W_K, W_V",
-             f"\u2016\u2202L/\u2202W\u2016 = {fmt(norms[f'decoder.{l}.cross_kv'])}", fontsize=8.5)
+             f"\u2016\u2202L/\u2202W\u2016 = {fmt(norms[f'decoder.{l}.cross_kv'])}", fontsize=PT)
         if i + 1 < L_dec:
             _grad_arrow(ax, (xb, y - 0.6), (xb, block_y[i + 1] + 0.6))
         # this block's share travels back through W_K^c, W_V^c into the sum
         start = np.array([xc - wc / 2, y])
         end = np.array([sx, sy])
-        end = end + r * (start - end) / np.linalg.norm(start - end)  # stop at the circle
+        d = start - end
+        end = end + d / np.hypot(d[0] / r, d[1] / (r * stretch))  # stop at the circle
         _grad_arrow(ax, tuple(start), tuple(end), width=1.4)
         ax.text(start[0] - 0.08, y - 0.2, f"share {l + 1}\n{fmt(norms[f'decoder.{l}.share'])}", ha="right",
-                va="top", fontsize=8.5, linespacing=1.2)
-    ax.text(0.15, y_emb - 0.75, "\u03b8: all of a block's weights.  Arrows: the backward pass, gradient norms "
-            "measured where they arrive.", ha="left", va="top", fontsize=8, style="italic")
+                va="top", fontsize=PT, linespacing=1.2)
+    ax.text(0.1, 1.25, "\u03b8: all of a block's weights.  Arrows: the backward pass, gradient norms "
+            "measured where they arrive.", ha="left", va="top", fontsize=PT, style="italic")
 
     # ---- right: the shares, and their sum ---------------------------------------------------
-    bx = fig.add_axes((0.735, 0.39, 0.24, 0.43))
+    bx = fig.add_axes((0.155, 0.05, 0.32, 0.19))
     order = list(reversed(range(L_dec)))  # as the backward visits them: last block first
     names = [f"block {l + 1}" for l in order] + ["sum"]
     fractions = [float(journey.share_fractions[l]) for l in order] + [float(np.sum(journey.share_fractions))]
@@ -245,27 +256,29 @@ def gradient_journey(seed: int = 0):
     for y, name, f, n in zip(ys, names, fractions, share_norms):
         meaning = enc if name == "sum" else cross
         bx.barh(y, f, height=0.62, linewidth=1.2, **meaning.fill())
-        bx.text(max(f, 0) + 0.03, y, f"{100 * f:.0f}%   (norm {n:#.2g})", va="center", ha="left", fontsize=8.5)
-    bx.set_yticks(ys, [n if n != "sum" else "sum =\n\u2202L/\u2202H_enc" for n in names], fontsize=9)
+        bx.text(max(f, 0) + 0.03, y, f"{100 * f:.0f}%   (norm {n:#.2g})", va="center", ha="left", fontsize=PT)
+    bx.set_yticks(ys, [n if n != "sum" else "sum =\n\u2202L/\u2202H_enc" for n in names])
     bx.axvline(0, color=NEUTRAL["ink"], linewidth=0.8)
     lo = min(0.0, min(fractions))
-    bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.75)
+    bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.9)
     bx.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
     bx.spines["left"].set_visible(False)
     bx.tick_params(axis="y", length=0)
-    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:  \u27e8share, total\u27e9 / \u2016total\u2016\u00b2",
-                  fontsize=8.5)
-    fig.text(0.655, 0.86, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=11, fontweight="bold",
+    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:\n\u27e8share, total\u27e9 / \u2016total\u2016\u00b2")
+    slide_axes(bx, PT)
+    fig.text(0.01, 0.268, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=TITLE_PT, fontweight="bold",
              va="bottom")
     closed_norm = float(np.linalg.norm(closed.dH_enc))
-    fig.text(0.66, 0.255, f"shares summed vs \u2202L/\u2202H_enc: max |difference| = {journey.sum_max_abs_diff:.1g}\n"
-             f"every cross-attention's W_o, b_o set to 0: \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}\n"
-             "(no cross-attention, no gradient for the encoder)", fontsize=8.5, va="top", linespacing=1.5)
+    fig.text(0.55, 0.235, "shares summed vs \u2202L/\u2202H_enc:\n"
+             f"   max |difference| = {journey.sum_max_abs_diff:.1g}\n"
+             f"every cross-attention's W_o, b_o set to 0:\n   \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}  "
+             "(no cross-attention,\n   no gradient for the encoder)", fontsize=PT, va="top", linespacing=1.4)
 
     fig.legend(handles=[Patch(label=loss.label, **loss.fill()), Patch(label=dec.label, **dec.fill()),
                         Patch(label=cross.label, **cross.fill()), Patch(label=enc.label, **enc.fill()),
-                        Line2D([], [], label=KEY["gradient"].label, linewidth=1.8, **KEY["gradient"].arrow())],
-               loc="lower left", bbox_to_anchor=(0.655, 0.0), ncol=2, fontsize=8.5, handlelength=1.8)
+                        Line2D([], [], label=KEY["gradient"].label, linewidth=2.0, **KEY["gradient"].arrow())],
+               loc="lower left", bbox_to_anchor=(0.545, 0.0), ncol=3, fontsize=PT, handlelength=1.8,
+               columnspacing=1.2)
     return fig
 
 
@@ -282,7 +295,7 @@ def exposure_gap(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
-    from .draw import new_figure, token_cell
+    from .draw import new_figure, slide_axes, token_cell
 
     run = lesson8_run(seed)
     evals = run.history.evals
@@ -293,75 +306,77 @@ def exposure_gap(seed: int = 0):
     tf, fr, gt, pr = KEY["teacher_forced"], KEY["free_running"], KEY["ground_truth"], KEY["predicted"]
     ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
 
-    fig = new_figure(11.6, 7.4)
+    fig = new_figure(11.4, 8.4)
 
     # ---- top left: accuracy over training, both ways ------------------------------------------
-    a1 = fig.add_axes((0.065, 0.50, 0.385, 0.39))
+    a1 = fig.add_axes((0.075, 0.525, 0.39, 0.315))
     a1.fill_between(steps, fr_acc, tf_acc, where=tf_acc >= fr_acc, facecolor=rule, edgecolor="none",
                     label="the gap (exposure bias)")
-    a1.plot(steps, tf_acc, label="teacher-forced: true prefix y$_{<t}$ fed", markersize=4.5, **tf.line())
-    a1.plot(steps, fr_acc, label="free-running: own prefix \u0177$_{<t}$ fed", markersize=4.5, **fr.line())
-    a1.axvline(mid, color=ink, linestyle=":", linewidth=1.0)
-    a1.text(mid + 6, 0.03, f"step {mid}: right panel\nand the example below", fontsize=8, va="bottom", ha="left")
+    a1.plot(steps, tf_acc, label="teacher-forced: true prefix fed", markersize=6, **tf.line())
+    a1.plot(steps, fr_acc, label="free-running: own prefix fed", markersize=6, **fr.line())
+    a1.axvline(mid, color=ink, linestyle=":", linewidth=1.2)
     a1.set_xlim(0, steps[-1] + 5)
     a1.set_ylim(0, 1.02)
     a1.set_xlabel("training step")
     a1.set_ylabel("token accuracy")
     a1.grid(True, axis="y")
-    a1.legend(loc="center right", bbox_to_anchor=(1.0, 0.42), fontsize=8.5, handlelength=2.6)
-    a1.set_title(f"One model, evaluated both ways ({run.train_config.eval_size} fixed examples)", fontsize=10.5)
+    a1.legend(loc="lower right", bbox_to_anchor=(1.0, 0.0), fontsize=PT, handlelength=2.4)
+    a1.set_title("One model, evaluated both ways", fontsize=TITLE_PT - 0.5)
+    slide_axes(a1, PT)
 
     # ---- top right: errors compound with length ----------------------------------------------
-    a2 = fig.add_axes((0.575, 0.50, 0.385, 0.39))
+    a2 = fig.add_axes((0.59, 0.525, 0.39, 0.315))
     T = comp.lengths
-    a2.plot(T, comp.free_running_error, label="measured: free-running output not exactly right",
-            markersize=5.5, **fr.line())
+    a2.plot(T, comp.free_running_error, label="measured, free-running", markersize=7, **fr.line())
     grid_T = np.linspace(T.min(), T.max(), 200)
-    a2.plot(grid_T, 1 - (1 - comp.epsilon) ** grid_T, linewidth=2.0,
-            label=f"1 \u2212 (1 \u2212 \u03b5)$^T$,  \u03b5 = {100 * comp.epsilon:.1f}% teacher-forced token error",
-            **tf.line(marker=None))
-    a2.plot(T, comp.predicted_by_length, linestyle="none", markersize=6, markerfacecolor=NEUTRAL["paper"],
-            label="1 \u2212 (1 \u2212 \u03b5$_T$)$^T$, \u03b5$_T$ measured at each length",
+    a2.plot(grid_T, 1 - (1 - comp.epsilon) ** grid_T, linewidth=2.2,
+            label=f"from one \u03b5 = {100 * comp.epsilon:.1f}%", **tf.line(marker=None))
+    a2.plot(T, comp.predicted_by_length, linestyle="none", markersize=8, markerfacecolor=NEUTRAL["paper"],
+            label="from \u03b5 at each length T",
             **{k: v for k, v in tf.line().items() if k not in ("linestyle", "markerfacecolor")})
     a2.set_xlim(T.min() - 0.5, T.max() + 0.5)
     a2.set_ylim(0, 1.02)
-    a2.set_xticks(T)
-    a2.set_xlabel("target length T (tokens, <eos> included)")
-    a2.set_ylabel("share of outputs with an error")
+    a2.set_xticks(T[::2] if len(T) > 8 else T)
+    a2.set_xlabel("target length T (<eos> included)")
+    a2.set_ylabel("outputs with an error")
     a2.grid(True, axis="y")
-    a2.legend(loc="upper left", fontsize=8.3, handlelength=2.6)
-    a2.set_title(f"Errors compound with length (step {mid}, {int(comp.counts.sum())} examples)", fontsize=10.5)
-    fig.text(0.01, 0.985, "Teacher forcing, and the gap it leaves behind", fontsize=12, fontweight="bold", va="top")
+    a2.legend(loc="upper left", fontsize=PT, handlelength=2.4)
+    a2.set_title(f"Errors compound with length (step {mid})", fontsize=TITLE_PT - 0.5)
+    slide_axes(a2, PT)
+    fig.text(0.01, 0.99, "Teacher forcing, and the gap it leaves behind", fontsize=TITLE_PT + 0.5, fontweight="bold",
+             va="top")
+    fig.text(0.01, 0.952, f"left: {run.train_config.eval_size} fixed examples; dotted: step {mid}, the right panel "
+             f"({int(comp.counts.sum())} examples) and the example below;\nright: errors predicted from "
+             "the teacher-forced error per token \u03b5 as 1 \u2212 (1 \u2212 \u03b5)^T", fontsize=PT, va="top",
+             linespacing=1.3)
 
     # ---- bottom: one example, token by token -----------------------------------------------------
     ex = run.midpoint_example
     n = len(ex["target"])
-    a3 = fig.add_axes((0.0, 0.0, 1.0, 0.37))
+    a3 = fig.add_axes((0.0, 0.0, 1.0, 0.43))
     a3.set_axis_off()
-    a3.set_xlim(-5.6, max(n, 13) + 0.6)
-    a3.set_ylim(-0.75, 3.85)
-    a3.text(-5.45, 3.6, f"One example at step {mid}:  source \u201c{ex['source']}\u201d, reversed", fontsize=10.5,
-            fontweight="bold", va="center")
-    rows = [("target y", "what every position must output", ex["target"], None, gt, 2.65),
-            ("teacher-forced", "argmax at t, given the true y$_{<t}$", ex["teacher_forced"],
-             ex["teacher_forced_right"], pr, 1.5),
-            ("free-running", "argmax at t, given its own \u0177$_{<t}$", ex["free_running"],
-             ex["free_running_right"], pr, 0.35)]
-    for title, sub, toks, right, meaning, y in rows:
-        a3.text(-0.7, y + 0.13, title, ha="right", va="center", fontsize=9.5, fontweight="bold")
-        a3.text(-0.7, y - 0.2, sub, ha="right", va="center", fontsize=8, style="italic")
+    a3.set_xlim(-2.75, max(n, 13) + 1.45)
+    a3.set_ylim(-1.55, 3.95)
+    a3.text(-2.65, 3.6, f"One example at step {mid}:  source \u201c{ex['source']}\u201d, reversed",
+            fontsize=TITLE_PT - 0.5, fontweight="bold", va="center")
+    rows = [("target y", ex["target"], None, gt, 2.55),
+            ("teacher-forced", ex["teacher_forced"], ex["teacher_forced_right"], pr, 1.4),
+            ("free-running", ex["free_running"], ex["free_running_right"], pr, 0.25)]
+    for title, toks, right, meaning, y in rows:
+        a3.text(-0.6, y, title, ha="right", va="center", fontsize=PT + 0.5, fontweight="bold")
         for t, tok in enumerate(toks):
-            box = token_cell(a3, t, y, tok if tok else "\u2013", meaning, fontsize=9.5)
+            box = token_cell(a3, t, y, tok if tok else "\u2013", meaning, width=0.94, height=0.7, fontsize=PT)
             if right is not None and not right[t]:
                 box.set_edgecolor(ink)
-                box.set_linewidth(2.0)
-                a3.text(t + 0.4, y + 0.42, "\u2717", ha="center", va="center", fontsize=8.5, fontweight="bold")
+                box.set_linewidth(2.4)
+                a3.text(t + 0.4, y + 0.47, "\u2717", ha="center", va="center", fontsize=PT, fontweight="bold")
         if right is not None:
-            a3.text(n - 0.35, y, f"{n - sum(right)} wrong", ha="left", va="center", fontsize=9)
-    a3.text(-5.45, -0.45, "Teacher-forced, every slip is repaired: the next position is fed the true token.  "
-            "Free-running, every slip is fed back in, and the steps after it build on it.", fontsize=8.5,
-            style="italic", va="center")
+            a3.text(n - 0.4, y, f"{n - sum(right)} wrong", ha="left", va="center", fontsize=PT)
+    a3.text(-2.65, -0.55, "Teacher-forced, every slip is repaired: the next position is fed the true token.\n"
+            "Free-running, every slip is fed back in, and the steps after it build on it.", fontsize=PT,
+            style="italic", va="center", linespacing=1.3)
     a3.legend(handles=[Patch(label=gt.label, **gt.fill()), Patch(label=pr.label, **pr.fill()),
-                       Patch(label="wrong token (\u2717)", facecolor=NEUTRAL["paper"], edgecolor=ink, linewidth=2.0)],
-              loc="upper right", bbox_to_anchor=(0.995, 1.0), ncol=3, fontsize=8.5, handlelength=1.6)
+                       Patch(label="wrong token (\u2717)", facecolor=NEUTRAL["paper"], edgecolor=ink, linewidth=2.4)],
+              loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=3, fontsize=PT, handlelength=1.6,
+              columnspacing=2.0)
     return fig

@@ -33,6 +33,11 @@ from .registry import register
 
 __all__ = ["latency_figure", "kv_caches", "beam_tree", "decode_cost"]
 
+PT = 12
+"""Points: the smallest text of this module's registered figures (at most 11.4 inches wide,
+so at least 14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+TITLE_PT = 13.5
+
 
 # =====================================================================================
 # Drawing helpers
@@ -40,6 +45,11 @@ __all__ = ["latency_figure", "kv_caches", "beam_tree", "decode_cost"]
 def _show_token(tok: str) -> str:
     """A token as a figure cell shows it: a visible space, <eos> spelt out."""
     return {" ": "\u2423", "<eos>": "eos", "<bos>": "bos", "<pad>": "pad"}.get(tok, tok)
+
+
+def _num(x: float) -> str:
+    """A sum of log-probs as the figures print it: two decimals, a true minus sign."""
+    return f"{x:.2f}".replace("-", "\u2212")
 
 
 def _cost_axes(ax, x, cached, uncached, ylabel: str, marker: bool, log: bool):
@@ -118,62 +128,65 @@ def kv_caches(seed: int = 0):
     src_toks = [tok.id_to_token(j) for j in src[0]]
 
     n = len(shown)
-    fig = new_figure(12.4, 6.4)
-    fig.text(0.01, 0.985, "Two KV caches while decoding: one grows, one was computed before the first step",
-             fontsize=12, fontweight="bold", va="top")
-    fig.text(0.01, 0.935, f"lesson model, greedy decoding of \u201c{source}\u201d \u2192 "
-             f"\u201c{tok.decode(out.tokens)}\u201d;  keys K of decoder layer 1, head 1 of {model.config.n_heads} "
-             "(values V are cached alike);  shade = |entry|", fontsize=8.5, style="italic", va="top")
-    gap = 7.0  # cells between the two blocks (room for the source labels)
+    fig_w, fig_h = 11.2, 7.5
+    fig = new_figure(fig_w, fig_h)
+    fig.text(0.01, 0.99, "Two KV caches while decoding: one grows, one was computed before the first step",
+             fontsize=TITLE_PT, fontweight="bold", va="top")
+    fig.text(0.01, 0.945, f"greedy decoding of \u201c{source}\u201d \u2192 \u201c{tok.decode(out.tokens)}\u201d; "
+             f"keys K of decoder layer 1, head 1 of {model.config.n_heads}; shade = |entry|", fontsize=PT, va="top")
+    gap = 3.5  # cells between the two blocks (room for the source labels)
     width = 1.0 / n
     for p, step in enumerate(shown):
         _, K_self, K_cross, self_shape, cross_shape, nbytes = snaps[step]
         t = K_self.shape[0]
-        ax = fig.add_axes((p * width + 0.02, 0.25, width - 0.03, 0.655))
+        ax = fig.add_axes((p * width + 0.003, 0.345, width - 0.006, 0.555))
         ax.set_axis_off()
-        ax.set_xlim(-7.5, 2 * Dh + gap + 1.0)
-        ax.set_ylim(T_cap + 0.3, -2.6)
+        ax.set_xlim(-9.6, 2 * Dh + gap + 0.3)
+        ax.set_ylim(T_cap + 0.2, -2.5)
         # self-attention: rows 0..t-1 written, the rest of the buffer scratch
         ax.imshow(np.abs(K_self), cmap=dec.cmap(), vmin=0, vmax=vmax, extent=(0, Dh, t, 0), aspect="auto")
         for r in range(t, T_cap):
             ax.add_patch(Rectangle((0, r), Dh, 1, facecolor="none", edgecolor=rule, linewidth=0.8))
-        ax.add_patch(Rectangle((0, 0), Dh, t, facecolor="none", edgecolor=dec.color, linewidth=1.2))
-        ax.add_patch(Rectangle((0, t - 1), Dh, 1, facecolor="none", edgecolor=ink, linewidth=2.0))
+        ax.add_patch(Rectangle((0, 0), Dh, t, facecolor="none", edgecolor=dec.color, linewidth=1.4))
+        ax.add_patch(Rectangle((0, t - 1), Dh, 1, facecolor="none", edgecolor=ink, linewidth=2.4))
         for r in range(t):  # the token fed at position r
             ax.text(-0.8, r + 0.5, _show_token(tok.id_to_token(fed[r])), ha="right", va="center",
-                    fontsize=8, fontweight="bold" if r == t - 1 else "normal")
-        for r in range(T_cap):  # the position itself
-            ax.text(-5.6, r + 0.5, str(r), ha="right", va="center", fontsize=6.5, style="italic", alpha=0.6)
+                    fontsize=PT, fontweight="bold" if r == t - 1 else "normal")
+        if p == 0:
+            for r in range(T_cap):  # the position itself, once
+                ax.text(-7.4, r + 0.5, str(r), ha="right", va="center", fontsize=PT, style="italic", alpha=0.6)
+            ax.text(-7.4, -0.3, "t", ha="right", va="bottom", fontsize=PT, style="italic", alpha=0.6)
         # cross-attention: S rows, the same in every panel
         x0 = Dh + gap
         ax.imshow(np.abs(K_cross), cmap=cross.cmap(), vmin=0, vmax=vmax, extent=(x0, x0 + Dh, S, 0), aspect="auto")
-        ax.add_patch(Rectangle((x0, 0), Dh, S, facecolor="none", edgecolor=cross.color, linewidth=1.2))
+        ax.add_patch(Rectangle((x0, 0), Dh, S, facecolor="none", edgecolor=cross.color, linewidth=1.4))
         for r in range(S):
-            ax.text(x0 - 0.6, r + 0.5, _show_token(src_toks[r]), ha="right", va="center", fontsize=8)
-        ax.text(-5.6, -0.45, "t", ha="right", va="bottom", fontsize=7, style="italic", alpha=0.6)
-        ax.text(Dh / 2, -0.45, "self-attn K", ha="center", va="bottom", fontsize=8.5, color=ink)
-        ax.text(x0 + Dh / 2, -0.45, "cross-attn K", ha="center", va="bottom", fontsize=8.5, color=ink)
-        ax.text(x0 + Dh / 2, S + 0.35, "source x", ha="center", va="top", fontsize=7.5, style="italic")
+            ax.text(x0 - 0.5, r + 0.5, _show_token(src_toks[r]), ha="right", va="center", fontsize=PT)
+        ax.text(Dh / 2, -0.3, "self", ha="center", va="bottom", fontsize=PT, color=ink)
+        ax.text(x0 + Dh / 2, -0.3, "cross", ha="center", va="bottom", fontsize=PT, color=ink)
         prev = _show_token(tok.id_to_token(fed[step - 1]))
         nxt = _show_token(tok.id_to_token(out.tokens[step - 1]))
-        ax.text(-7.3, -1.9, f"step {step}: fed \u201c{prev}\u201d, predicts \u201c{nxt}\u201d", ha="left",
-                va="center", fontsize=10, fontweight="bold")
-        # the shapes, read from the cache's own arrays
-        fig.text(p * width + 0.03, 0.235,
-                 f"K_self[:, :, :{t}]  {tuple(self_shape)}\nK_cross  {tuple(cross_shape)}\n"
-                 f"in use: self {nbytes['self_attention_used']:,} B, cross {nbytes['cross_attention']:,} B",
-                 ha="left", va="top", fontsize=7.8, family="monospace", linespacing=1.4)
-    fig.legend(handles=[Patch(label="self-attention cache: one row per decoder position so far (one more each step)",
-                              **dec.fill(tint=0.6)),
-                        Patch(label="row written at this step", facecolor="none", edgecolor=ink, linewidth=2.0),
-                        Patch(label="preallocated, not yet written", facecolor="none", edgecolor=rule, linewidth=0.8),
-                        Patch(label=f"cross-attention cache: K of H_enc, S = {S} source rows, computed once",
-                              **cross.fill(tint=0.6))],
-               loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8.5, handlelength=1.6,
-               columnspacing=2.0)
-    fig.text(0.5, 0.125, f"buffer capacity T_max = {T_cap} positions (the steps this output takes); V_self and "
-             "V_cross have the same shapes as K_self and K_cross", ha="center", va="center", fontsize=7.5,
+        ax.text(-9.4, -1.85, f"step {step}: \u201c{prev}\u201d \u2192 \u201c{nxt}\u201d", ha="left", va="center",
+                fontsize=TITLE_PT - 0.5, fontweight="bold")
+    # the shapes, read from the cache's own arrays: one line per snapshot
+    rows = [f"step {step:>2}:  K_self[:, :, :{snaps[step].K_self.shape[0]}]  {tuple(snaps[step].self_shape)}"
+            for step in shown]
+    width_rows = max(len(r) for r in rows)
+    rows = [f"{r:<{width_rows}}   self-attention cache in use: {snaps[step].nbytes['self_attention_used']:>6,} B"
+            for r, step in zip(rows, shown)]
+    last = snaps[shown[-1]]
+    rows.append(f"{'every step:  K_cross  ' + str(tuple(last.cross_shape)):<{width_rows}}   cross-attention cache:"
+                f"        {last.nbytes['cross_attention']:>6,} B")
+    fig.text(0.01, 0.33, "\n".join(rows), ha="left", va="top", fontsize=PT, family="monospace", linespacing=1.35)
+    fig.text(0.01, 0.115, f"buffer capacity T_max = {T_cap} positions (the steps this output takes); "
+             "values V are cached alike; bytes: K and V of every layer", ha="left", va="center", fontsize=PT,
              style="italic")
+    fig.legend(handles=[Patch(label="self-attention cache: a row per position so far", **dec.fill(tint=0.6)),
+                        Patch(label="row written at this step", facecolor="none", edgecolor=ink, linewidth=2.4),
+                        Patch(label="preallocated, not yet written", facecolor="none", edgecolor=rule, linewidth=0.8),
+                        Patch(label=f"cross-attention cache: S = {S} rows, computed once", **cross.fill(tint=0.6))],
+               loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=2, fontsize=PT, handlelength=1.6,
+               columnspacing=1.5)
     return fig
 
 
@@ -182,13 +195,17 @@ def kv_caches(seed: int = 0):
 # =====================================================================================
 @register("l09_beam_tree", lesson=9, title="A beam-search tree, read from the trace")
 def beam_tree(seed: int = 0):
-    """Every candidate beam search considered on the showcase input (:func:`lesson9_showcase`).
+    """Every candidate beam search considered on the showcase input (:func:`lesson9_showcase`),
+    drawn to be read at a distance: tokens, and only the sums that decide the result.
 
     Column 0 is ``<bos>``; column t holds the 2K candidates for the t-th token, best
-    (highest sum of log-probs) at the top, each a live beam extended by one token.  Kept candidates become the next
-    step's beams; candidates ending in ``<eos>`` among the K best become finished
-    hypotheses; the rest are dropped.  Under each node, the sum of log-probs of its
-    sequence.  Above, the target; below, greedy decoding's output with its token log-probs.
+    (highest sum of log-probs) at the top, each a live beam extended by one token.  Kept
+    candidates are the live beams; a candidate ending in ``<eos>`` among the K best is
+    offered to the pool of K finished hypotheses, which keeps the K best of all offered:
+    those it keeps are what the search returns (thick box), those it turns away are
+    discarded (dashed box); the rest are dropped.  Sums are printed under the finished
+    candidates and the best live beam at the last step only.  Above, the target; the grey
+    band is greedy decoding's path, the thick line beam search's best sequence.
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -199,7 +216,7 @@ def beam_tree(seed: int = 0):
     sc = lesson9_showcase(seed)
     tok = run.task.tokenizer
     K = sc.num_beams
-    ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
+    ink, rule, paper = NEUTRAL["ink"], NEUTRAL["rule"], NEUTRAL["paper"]
     pr, gt = KEY["predicted"], KEY["ground_truth"]
 
     # ---- lay the trace out: node = the token tuple it ends; column = step + 1 -------------------
@@ -212,81 +229,94 @@ def beam_tree(seed: int = 0):
             prefix = parent + (c.token,)
             pos[prefix] = (s.step + 1, float(r))
             nodes.append((prefix, parent, c))
+    last = sc.trace[-1]
+    returned = {h.tokens for h in last.finished}  # the pool the search ends with: what it returns
     best = set(sc.beam.tokens[:j] for j in range(len(sc.beam.tokens) + 1))  # the winning path's prefixes
-    n_cols = max(max(col for col, _ in pos.values()), len(sc.greedy.tokens), len(sc.target) + 1) + 1
     greedy_path = set(sc.greedy.tokens[:j] for j in range(len(sc.greedy.tokens) + 1))
+    n_cols = max(max(col for col, _ in pos.values()), len(sc.target) + 1) + 1
     n_rows = 2 * K
 
-    fig = new_figure(max(9.0, 0.62 * n_cols + 2.6), 2.35 + 0.62 * n_rows + 2.0)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    best_live = max((c for c in last.candidates if c.status == "kept"), key=lambda c: c.score, default=None)
+    discarded = [c.score for prefix, _, c in nodes if c.status == "finished" and prefix not in returned]
+    stops = best_live is not None and len(last.finished) >= K
+    # ---- the caption says what the picture shows, in numbers: exactly the boxes drawn -------------------
+    returned_text = ", ".join(f"\u201c{tok.decode(hyp.tokens)}\u201d {_num(hyp.log_prob)}" for hyp in last.finished)
+    head = f"returned: the {len(last.finished)} finished hypotheses (thick, sums in bold):"
+    lines = [f"{head} {returned_text}" if len(head) + len(returned_text) < 115 else f"{head}\n    {returned_text}"]
+    lines.append(f"greedy decoding (grey band): \u201c{tok.decode(sc.greedy.tokens)}\u201d, sum "
+                 f"{_num(sc.greedy.log_prob)}" + ("; beam search finished it too" if sc.greedy.tokens in returned
+                                                else ""))
+    if discarded:
+        lines.append(f"dashed: ended with <eos> among the {K} best, but worse than the {K} finished, so "
+                     f"discarded ({', '.join(_num(v) for v in discarded)})")
+    if stops:  # best_live is not None
+        worst = min(hyp.log_prob for hyp in last.finished)
+        lines.append(f"last column: the best live beam ({_num(best_live.score)}) is below the worst finished "
+                     f"sum ({_num(worst)}), and a sum only falls: the search stops")
+    caption = "\n".join(lines)
+    fig_h = 0.8 + 0.62 * (n_rows + 1.6) + 0.29 * (caption.count("\n") + 1) + 0.25 + 0.65
+    fig = new_figure(11.2, fig_h)
+    tree_h = 0.62 * (n_rows + 1.6) / fig_h  # the axes: target row and tree, 0.62 inch per row
+    ax = fig.add_axes((0.0, 1 - 0.8 / fig_h - tree_h, 1.0, tree_h))
     ax.set_axis_off()
-    y_target, y_greedy = -1.25, n_rows + 0.55
-    ax.set_xlim(-2.7, n_cols + 0.2)
-    ax.set_ylim(n_rows + 3.05, -3.15)
-    ax.text(-2.6, -2.7, f"Beam search (K = {K}) on \u201c{sc.source}\u201d: every candidate, step by step",
-            fontsize=12, fontweight="bold", va="center")
-    ax.text(-2.6, -2.2, "length_penalty 0: sequences ranked by their sum of log-probs (printed under each node); "
-            f"each step keeps the {2 * K} best extensions of the {K} beams", fontsize=8.5, style="italic",
-            va="center")
+    y_target = -1.35
+    ax.set_xlim(-1.75, n_cols + 0.75)
+    ax.set_ylim(n_rows - 0.35, -1.95)
+    fig.text(0.01, 1 - 0.05 / fig_h, f"Beam search (K = {K}) on \u201c{sc.source}\u201d: every candidate, step by step",
+             fontsize=TITLE_PT + 0.5, fontweight="bold", va="top")
+    fig.text(0.01, 1 - 0.42 / fig_h, f"each step extends the {K} live beams and keeps the {2 * K} best candidates "
+             "(top: best), ranked by their sum of log-probs", fontsize=PT, va="top")
 
     # edges first, so the boxes sit on top
+    w, h = 0.74, 0.6
     for prefix, parent, c in nodes:
         (x1, y1), (x0, y0) = pos[prefix], pos[parent]
-        on_best = prefix in best
         if c.status == "dropped":
-            kw = dict(color=rule, linestyle=":", linewidth=1.0)
+            kw = dict(color=rule, linestyle=":", linewidth=1.2)
         else:
-            kw = dict(color=ink, linestyle="-", linewidth=2.6 if on_best else 1.1)
-        ax.add_line(Line2D([x0 + 0.3, x1 - 0.3], [y0, y1], zorder=1, **kw))
-        if prefix in greedy_path:  # a broad rule-grey band under greedy's own path
-            ax.add_line(Line2D([x0, x1], [y0, y1], color=rule, linewidth=9, solid_capstyle="round", zorder=0))
+            kw = dict(color=ink, linestyle="-", linewidth=3.2 if prefix in best else 1.2)
+        ax.add_line(Line2D([x0 + w / 2, x1 - w / 2], [y0, y1], zorder=1, **kw))
+        if prefix in greedy_path and parent in pos:  # a broad rule-grey band under greedy's own path
+            ax.add_line(Line2D([x0, x1], [y0, y1], color=rule, linewidth=14, solid_capstyle="round", zorder=0))
 
-    token_cell(ax, 0, 0.0, "bos", None, width=0.62, height=0.5, fontsize=8)
-    ax.text(0, 0.42, "0.00", ha="center", va="top", fontsize=7)
+    token_cell(ax, 0, 0.0, "bos", None, width=w, height=h, fontsize=PT)
     for prefix, parent, c in nodes:
         x, y = pos[prefix]
         label = _show_token(tok.id_to_token(c.token))
         if c.status == "dropped":
-            box = token_cell(ax, x, y, label, None, width=0.62, height=0.5, fontsize=8, alpha=0.55)
+            box = token_cell(ax, x, y, label, None, width=w, height=h, fontsize=PT, alpha=0.5)
             box.set_edgecolor(rule)
-        else:
-            box = token_cell(ax, x, y, label, pr, width=0.62, height=0.5, fontsize=8)
-            if c.status == "finished":
-                box.set_edgecolor(ink)
-                box.set_linewidth(2.2)
-        ax.text(x, y + 0.42, f"{c.score:.2f}", ha="center", va="top", fontsize=7,
-                alpha=0.55 if c.status == "dropped" else 1.0,
-                fontweight="bold" if prefix in best and c.status != "dropped" else "normal")
+            continue
+        box = token_cell(ax, x, y, label, pr, width=w, height=h, fontsize=PT)
+        if c.status == "finished":
+            box.set_edgecolor(ink)
+            box.set_linewidth(2.6)
+            if prefix not in returned:  # offered to the pool, turned away: discarded
+                box.set_linestyle((0, (2, 1.5)))
+            ax.text(x, y + 0.36, _num(c.score), ha="center", va="top", fontsize=PT,
+                    fontweight="bold" if prefix in returned else "normal")
+        elif c is best_live and x == last.step + 1:  # the best live beam when the search stops
+            ax.text(x + 0.45, y, _num(c.score), ha="left", va="center", fontsize=PT)
 
-    # the target above, greedy's output below, aligned with the columns
+    # the target above, aligned with the columns
     target_ids = tok.encode(sc.target, add_eos=True)
-    ax.text(-0.55, y_target, "target y", ha="right", va="center", fontsize=9, fontweight="bold")
+    ax.text(0.35, y_target, "target", ha="right", va="center", fontsize=PT, fontweight="bold")
     for j, i in enumerate(target_ids):
-        token_cell(ax, j + 1, y_target, _show_token(tok.id_to_token(i)), gt, width=0.62, height=0.5, fontsize=8)
-    ax.text(-0.55, y_greedy - 0.08, "greedy", ha="right", va="center", fontsize=9, fontweight="bold")
-    ax.text(-0.55, y_greedy + 0.3, "log p per token", ha="right", va="center", fontsize=7.5, style="italic")
-    for j, (i, lp) in enumerate(zip(sc.greedy.tokens, sc.greedy_token_log_probs)):
-        token_cell(ax, j + 1, y_greedy, _show_token(tok.id_to_token(i)), pr, width=0.62, height=0.5, fontsize=8)
-        ax.text(j + 1, y_greedy + 0.42, f"{lp:.2f}", ha="center", va="top", fontsize=7)
-    ax.text(-2.6, y_greedy + 1.25,
-            f"greedy: \u201c{tok.decode(sc.greedy.tokens)}\u201d, sum of log-probs {sc.greedy.log_prob:.2f}     "
-            f"beam search: \u201c{tok.decode(sc.beam.tokens)}\u201d, sum {sc.beam.log_prob:.2f} "
-            f"(its path drawn thick)", fontsize=9, va="center")
-    last = sc.trace[-1]
-    live = [c.score for c in last.candidates if c.status == "kept"]
-    if len(last.finished) >= K and live:
-        ax.text(-2.6, y_greedy + 1.7, f"The search stops after step {last.step + 1}: its {K} finished "
-                f"hypotheses ({', '.join(f'{h.score:.2f}' for h in last.finished)}) beat the best live beam "
-                f"({max(live):.2f}).", ha="left", va="center", fontsize=8.5, style="italic")
+        token_cell(ax, j + 1, y_target, _show_token(tok.id_to_token(i)), gt, width=w, height=h, fontsize=PT)
 
-    ax.legend(handles=[Patch(label=gt.label, **gt.fill()),
-                       Patch(label="kept: a beam of the next step", **pr.fill()),
-                       Patch(label="finished: ended with <eos>", linewidth=2.2, **pr.fill(edgecolor=ink)),
-                       Patch(label="dropped (pruned)", facecolor=NEUTRAL["paper"], edgecolor=rule),
-                       Line2D([], [], color=ink, linewidth=2.6, label="beam search's best sequence"),
-                       Line2D([], [], color=rule, linewidth=9, label="greedy's path")],
-              loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=6, fontsize=8.5, handlelength=1.6,
-              columnspacing=1.6)
+    fig.text(0.01, 1 - 0.8 / fig_h - tree_h - 0.05 / fig_h, caption, fontsize=PT, va="top", linespacing=1.45)
+
+    handles = [Patch(label=gt.label, **gt.fill()),
+               Patch(label="kept: a live beam", **pr.fill()),
+               Patch(label="finished, returned", linewidth=2.6, **pr.fill(edgecolor=ink))]
+    if discarded:
+        handles.append(Patch(label="finished, discarded", linewidth=2.6, linestyle=(0, (2, 1.5)),
+                             **pr.fill(edgecolor=ink)))
+    handles += [Patch(label="dropped", facecolor=paper, edgecolor=rule),
+                Line2D([], [], color=ink, linewidth=3.2, label="beam search's best"),
+                Patch(label="greedy's path", facecolor=rule, edgecolor=rule)]
+    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=4, fontsize=PT,
+               handlelength=2.0, columnspacing=1.6)
     return fig
 
 
@@ -306,8 +336,10 @@ def decode_cost(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
+    from matplotlib.ticker import NullLocator
+
     from ..bench.decode import SOURCE_LENGTH, reference_config
-    from .draw import new_figure
+    from .draw import new_figure, slide_axes
 
     config = reference_config()
     S = SOURCE_LENGTH
@@ -318,33 +350,35 @@ def decode_cost(seed: int = 0):
     enc, dec, cross = KEY["encoder"], KEY["decoder"], KEY["cross_attention"]
     ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
 
-    fig = new_figure(11.6, 4.7)
-    fig.text(0.01, 0.985, "What one generated token costs, with and without the caches", fontsize=12,
+    fig = new_figure(11.0, 6.0)
+    fig.text(0.01, 0.99, "What one generated token costs, with and without the caches", fontsize=14,
              fontweight="bold", va="top")
-    fig.text(0.01, 0.925, f"multiply-adds of the matrix products, counted from the shapes (deterministic, unlike a "
-             f"timing): D {config.d_model}, H {config.n_heads}, F {config.d_ff}, {config.n_encoder_layers} + "
-             f"{config.n_decoder_layers} layers, V {config.tgt_vocab_size}, source S = {S}",
-             fontsize=8.5, style="italic", va="top")
+    fig.text(0.01, 0.925, f"multiply-adds counted from the shapes: D {config.d_model}, H {config.n_heads}, "
+             f"F {config.d_ff}, {config.n_encoder_layers} + {config.n_decoder_layers} layers, "
+             f"V {config.tgt_vocab_size}, source S = {S}", fontsize=PT, va="top")
 
-    a1 = fig.add_axes((0.07, 0.13, 0.50, 0.68))
-    _cost_axes(a1, ts, cached, uncached, "multiply-adds for the step at position t", marker=False, log=True)
-    a1.axhline(once["encoder"] + once["cross_kv"], color=enc.color, linestyle="-", linewidth=1.4)
-    a1.text(256, (once["encoder"] + once["cross_kv"]) * 1.12,
-            f"once per example: encoder + cross-attention K, V = {(once['encoder'] + once['cross_kv']) / 1e6:.1f} M",
-            ha="right", va="bottom", fontsize=8.5, color=ink)
+    a1 = fig.add_axes((0.085, 0.12, 0.5, 0.66))
+    _cost_axes(a1, ts, cached, uncached, "multiply-adds, step at position t", marker=False, log=True)
+    a1.axhline(once["encoder"] + once["cross_kv"], color=enc.color, linestyle="-", linewidth=1.6)
+    a1.text(256, (once["encoder"] + once["cross_kv"]) * 1.15,
+            f"once per example: encoder + cross K, V = {(once['encoder'] + once['cross_kv']) / 1e6:.1f} M",
+            ha="right", va="bottom", fontsize=PT, color=ink)
     for t in (16, 64, 256):
         c, u = decoder_step_macs(config, t, S, True)["total"], decoder_step_macs(config, t, S, False)["total"]
-        a1.plot([t, t], [c, u], color=rule, linewidth=1.0, zorder=0)
-        a1.text(t - 3 if t == 256 else t + 3, c * (u / c) ** 0.3, f"{u / c:.0f}\u00d7",
-                ha="right" if t == 256 else "left", va="center", fontsize=9)
+        a1.plot([t, t], [c, u], color=rule, linewidth=1.2, zorder=0)
+        a1.text(t - 4 if t == 256 else t + 4, c * (u / c) ** 0.3, f"{u / c:.0f}\u00d7",
+                ha="right" if t == 256 else "left", va="center", fontsize=PT + 1)
     a1.set_xlim(0, 262)
-    a1.set_xticks([0, 16, 64, 128, 192, 256])
+    a1.set_xticks([16, 64, 128, 192, 256])
     a1.set_xlabel("position t (tokens already generated)")
-    a1.set_ylim(cached.min() / 3, uncached.max() * 6)
-    a1.legend(loc="upper left", fontsize=8.5)
+    a1.set_ylim(1e5, 1e9)
+    a1.set_yticks([1e5, 1e6, 1e7, 1e8, 1e9], ["0.1 M", "1 M", "10 M", "100 M", "1000 M"])
+    a1.yaxis.set_minor_locator(NullLocator())
+    a1.legend(loc="upper left", fontsize=PT)
+    slide_axes(a1, PT)
 
     # ---- right: what a cached step spends its multiply-adds on --------------------------------------
-    a2 = fig.add_axes((0.69, 0.40, 0.29, 0.38))
+    a2 = fig.add_axes((0.72, 0.47, 0.26, 0.27))
     parts = [("self_attention", "self-attention", dec.fill(tint=0.6)),
              ("cross_attention", "cross-attention", cross.fill(tint=0.6)),
              ("feed_forward", "feed-forward", {"facecolor": rule, "edgecolor": ink}),
@@ -355,17 +389,20 @@ def decode_cost(seed: int = 0):
         for key, _, style in parts:
             a2.barh(y, m[key] / 1e3, left=left, height=0.55, linewidth=1.0, **style)
             left += m[key] / 1e3
-        a2.text(left + 4, y, f"{m['total'] / 1e3:.0f} k", va="center", ha="left", fontsize=9)
+        a2.text(left + 8, y, f"{m['total'] / 1e3:.0f} k", va="center", ha="left", fontsize=PT)
     a2.set_yticks([0, 1], ["t = 16", "t = 256"])
     a2.set_ylim(1.6, -0.6)
-    a2.set_xlim(0, left * 1.25)
-    a2.set_xlabel("thousand multiply-adds, one cached step")
+    a2.set_xlim(0, left * 1.35)
+    a2.set_xticks([0, 200, 400, 600])
+    a2.set_xlabel("thousand multiply-adds")
     a2.tick_params(axis="y", length=0)
     a2.spines["left"].set_visible(False)
+    slide_axes(a2, PT)
     m16, m256 = decoder_step_macs(config, 16, S, True), decoder_step_macs(config, 256, S, True)
-    a2.set_title("Inside a cached step", fontsize=10.5)
-    fig.text(0.69, 0.105, f"Only the self-attention over the cache grows with t:\na step at t = 256 costs "
-             f"{m256['total'] / m16['total']:.2f}\u00d7 one at t = 16.", fontsize=8.5, va="top")
+    a2.set_title("Inside a cached step", fontsize=TITLE_PT)
+    fig.text(0.635, 0.105, f"Only the self-attention over the\ncache grows with t: a step at\nt = 256 costs "
+             f"{m256['total'] / m16['total']:.2f}\u00d7 one at t = 16.", fontsize=PT, va="top", linespacing=1.35)
     fig.legend(handles=[Patch(label=label, linewidth=1.0, **style) for _, label, style in parts],
-               loc="upper left", bbox_to_anchor=(0.685, 0.26), ncol=2, fontsize=8.5, handlelength=1.4)
+               loc="upper left", bbox_to_anchor=(0.63, 0.315), ncol=2, fontsize=PT, handlelength=1.4,
+               columnspacing=1.2)
     return fig

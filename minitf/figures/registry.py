@@ -26,11 +26,15 @@ from ..checks import check_int
 
 FIGURE_MODULES: tuple[str, ...] = (
     "minitf.figures.key",  # the key itself (course-wide)
+    "minitf.figures.lesson01",  # Lesson 1: the sequence-to-sequence problem (the RNN encoder-decoder)
     "minitf.figures.lesson02",  # Lesson 2: attention from scratch
     "minitf.figures.lesson03",  # Lesson 3: the causal mask
     "minitf.figures.lesson04",  # Lesson 4: cross-attention
+    "minitf.figures.lesson05",  # Lesson 5: the block
+    "minitf.figures.lesson06",  # Lesson 6: the whole encoder-decoder
     "minitf.figures.lesson08",  # Lesson 8: teacher forcing and the loss
     "minitf.figures.lesson09",  # Lesson 9: inference
+    "minitf.figures.appendix_b",  # Appendix B: architecture comparison (course-wide: lesson=None)
 )
 """Modules whose import registers figures, in the order their figures are listed."""
 

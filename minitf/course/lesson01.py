@@ -1,0 +1,819 @@
+"""Lesson 1 (*The sequence-to-sequence problem: the RNN encoder-decoder*): the runs and the measurements.
+
+The lesson's task is ``copy`` on strings of 3 to 12 letters (12 symbols): the simplest case
+of a target that depends on the whole source, with a known alignment (target t is source t),
+and one where the fixed vector's trouble with length shows within a few hundred updates.  Its
+models are :class:`~minitf.models.RNNSeq2Seq` LSTM encoder-decoders (E = 32, hidden width d),
+trained in float64 (:mod:`minitf.course.common` says why) by :func:`minitf.training.train`.
+A model is named by a :class:`Variant` (width, conditioning, reversal, attention, scheduled
+sampling, steps) and a seed; :func:`run_variant` trains it once per process.
+
+**Stored sweeps.**  Accuracy against source length for several widths, conditionings,
+reversal, attention scores and teacher-forcing schedules, over :data:`SEEDS`, is far more
+training than a notebook can do live (60 runs).  :func:`measure` runs the whole sweep and
+writes :data:`RESULTS_PATH` (``minitf/course/results/lesson01.json``: the settings, seeds,
+minitf and NumPy versions, the time it took, every run's numbers).  Reproduce it with::
+
+    OPENBLAS_NUM_THREADS=1 python -m minitf.course.lesson01 --measure
+
+The notebook and the figures (:mod:`minitf.figures.lesson01`) read that file
+(:func:`load_results`); the notebook re-runs one point of each sweep live and checks it
+against the file (:func:`compare_with_stored`), and so does ``tests/test_course_lesson01.py``.
+In float64 on one BLAS thread a run is deterministic: the same seed gives the same numbers.
+
+======================================  ===================================================
+section of Lesson 1                     what is measured here
+======================================  ===================================================
+set-up                                  :func:`lesson1_task`, :func:`eval_pairs`,
+                                        :class:`Variant`, :func:`run_variant`,
+                                        :func:`evaluate_by_length`, :func:`measure`,
+                                        :func:`load_results`, :func:`compare_with_stored`
+1  two networks for two lengths         :func:`length_coupling` (one recurrent layer: one
+                                        output per input; the encoder-decoder: any length)
+2  the conditioning vector and its      :func:`cell_parameter_counts`, :func:`memory_sizes`;
+   width                                the width and init/concat sweep (:data:`SWEEP`)
+3  reversing the source                 :func:`gradient_profile` (BPTT: the gradient that
+                                        reaches each source position); the reversal sweep
+4  generating in a loop                 :func:`decode_latency` (per sequence, against
+                                        T_tgt, encoder and decoder depth, batch size);
+                                        :func:`exhaustive_search`, :func:`search_case`
+                                        (greedy against the most probable output)
+5  teacher forcing and the gap          :func:`exposure_gap`, :func:`masked_loss_check`,
+                                        :func:`sampled_gradient_check`; the scheduled
+                                        sampling sweep (:data:`SCHEDULES`)
+6  removing the middle                  the attention sweep; :func:`alignment` (weights of
+                                        a trained model against the copy alignment)
+======================================  ===================================================
+
+Shapes: B batch, S source length, T target length, d the hidden width (the RNN modules
+call it H), E the embedding width, V vocabulary.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import json
+import math
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import __version__
+from ..bench.blas import numpy_blas_threads
+from ..checks import check_choice, check_int
+from ..data import IGNORE_INDEX
+from ..decoding import beam_search, decode_step, greedy_search, reorder_cache, start_decoding
+from ..layers.softmax import log_softmax
+from ..loss import cross_entropy
+from ..models import RNNSeq2Seq
+from ..models.rnn_seq2seq import default_rnn_config
+from ..rnn import Recurrent, RNNConfig, ScheduledSampling, get_teacher_forcing_schedule
+from ..tasks import Task, get_task
+from ..training import History, TrainConfig, make_optimizer, sequence_metrics, train
+
+__all__ = [
+    "MIN_LEN", "MAX_LEN", "N_SYMBOLS", "EVAL_PER_LENGTH", "EMBEDDING", "REFERENCE_WIDTH", "STEPS", "LONG_STEPS",
+    "WIDTHS", "SEEDS", "ATTENTIONS", "ATTENTION_FEEDS", "SCHEDULES", "FINAL_EPS", "RESULTS_PATH",
+    "lesson1_task", "eval_pairs", "Variant", "REFERENCE", "REVERSED", "ATTENTION", "SCHEDULED", "SWEEP",
+    "schedule_for", "Run", "run_variant", "LengthMetrics", "evaluate_by_length", "run_numbers", "measure",
+    "load_results", "stored_runs", "seed_mean", "Match", "compare_with_stored",
+    "length_coupling", "cell_parameter_counts", "memory_sizes",
+    "GRADIENT_PAIRS", "GradientProfile", "gradient_profile",
+    "one_blas_thread", "Latency", "decode_latency", "SearchResult", "exhaustive_search", "SearchCase", "search_case",
+    "ExposureGap", "exposure_gap", "masked_loss_check", "sampled_gradient_check",
+    "Alignment", "alignment",
+]
+
+# ---- the lesson's settings ----------------------------------------------------------------------
+MIN_LEN, MAX_LEN, N_SYMBOLS = 3, 12, 12  # copy: sources of 3..12 letters from 12 symbols
+EVAL_PER_LENGTH = 40  # held-out pairs per source length, never trained on
+EVAL_SEED = 1000  # the pairs of length n: copy(n..n).dataset(EVAL_PER_LENGTH, seed=EVAL_SEED + n)
+EMBEDDING = 32  # E
+REFERENCE_WIDTH = 64  # d of the lesson's reference model
+STEPS = 300  # AdamW updates of 32 pairs per run (LONG_STEPS: four times as many)
+LONG_STEPS = 1200
+BATCH_SIZE, LR, WARMUP = 32, 1e-2, 20
+WIDTHS = (16, 32, 64, 128)  # d of the width sweep
+SEEDS = (0, 1, 2)  # every variant of the sweep is trained with each
+ATTENTIONS = ("additive", "dot", "general")
+ATTENTION_FEEDS = {"additive": "input", "dot": "output", "general": "output"}
+"""Where each score's context goes: as in the paper that introduced it (Bahdanau et al. 2015
+feed it to the step's input; Luong et al. 2015 combine it with the new state)."""
+SCHEDULES = ("linear", "exponential", "inverse_sigmoid")
+FINAL_EPS = 0.5  # every teacher-forcing schedule of the sweep reaches eps = 0.5 at the last update
+RESULTS_PATH = Path(__file__).resolve().with_name("results") / "lesson01.json"
+CURVE_WINDOW = 25  # the stored loss curve: mean training loss over each 25 updates
+
+
+def one_blas_thread(fn):
+    """Decorator: run ``fn`` with NumPy's OpenBLAS on one thread (:func:`minitf.bench.blas.numpy_blas_threads`),
+    as the lesson's notebook does for its whole process.  With the lesson's small matrices one
+    thread is several times faster on a busy machine, a decode's time is one core's, and no
+    number changes."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with numpy_blas_threads(1):
+            return fn(*args, **kwargs)
+    return wrapped
+
+
+def lesson1_task(min_len: int = MIN_LEN, max_len: int = MAX_LEN) -> Task:
+    """``copy`` (``fbhad -> fbhad``) on strings of ``min_len``..``max_len`` of 12 letters."""
+    return get_task("copy", min_len=min_len, max_len=max_len, n_symbols=N_SYMBOLS)
+
+
+def eval_pairs() -> list:
+    """The held-out pairs: :data:`EVAL_PER_LENGTH` of every length 3..12, shortest first (400)."""
+    pairs = []
+    for n in range(MIN_LEN, MAX_LEN + 1):
+        pairs += lesson1_task(n, n).dataset(EVAL_PER_LENGTH, seed=EVAL_SEED + n)
+    return pairs
+
+
+# ---- a model of the sweep ---------------------------------------------------------------------
+def schedule_for(name: str, steps: int):
+    """A teacher-forcing schedule that starts at eps = 1 (the inverse sigmoid just below it) and
+    reaches :data:`FINAL_EPS` at update ``steps``: linear (then flat), exponential, or inverse sigmoid (k solving
+    k / (k + exp((steps - 1) / k)) = 1/2, i.e. k ln k = steps - 1, by bisection)."""
+    check_choice("name", name, SCHEDULES)
+    i = steps - 1  # the paper's i at the last update
+    if name == "linear":
+        return get_teacher_forcing_schedule("linear", c=(1.0 - FINAL_EPS) / i, k=1.0, eps_min=FINAL_EPS)
+    if name == "exponential":
+        return get_teacher_forcing_schedule("exponential", k=FINAL_EPS ** (1.0 / i))
+    low, high = 1.0, float(i)  # k ln k - i changes sign between them (for i >= 3)
+    for _ in range(100):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if mid * math.log(mid) < i else (low, mid)
+    return get_teacher_forcing_schedule("inverse_sigmoid", k=0.5 * (low + high))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kind of model of the lesson: an LSTM encoder-decoder of hidden width d.
+
+    ``conditioning``: "init" (the encoder's final h and c start the decoder) or "concat"
+    (its h joins the decoder's input at every step); ``attention``: "none", or a score of
+    :data:`ATTENTIONS` over every encoder state; ``schedule``: None (plain teacher forcing) or
+    scheduled sampling with a schedule of :data:`SCHEDULES` (:func:`schedule_for`)."""
+
+    hidden_size: int = REFERENCE_WIDTH
+    conditioning: str = "init"
+    reverse_source: bool = False
+    attention: str = "none"
+    schedule: str | None = None
+    steps: int = STEPS
+
+    def __post_init__(self):
+        check_int("hidden_size", self.hidden_size, low=1)
+        check_choice("conditioning", self.conditioning, ("init", "concat"))
+        check_choice("attention", self.attention, ("none",) + ATTENTIONS)
+        if self.schedule is not None:
+            check_choice("schedule", self.schedule, SCHEDULES)
+        check_int("steps", self.steps, low=4)
+
+    @property
+    def name(self) -> str:
+        """The key of the stored results: ``d64-init``, ``d64-init-reversed``, ``d64-init-additive``,
+        ``d64-init-ss_linear``, ``d64-init-1200steps`` ..."""
+        parts = [f"d{self.hidden_size}", self.conditioning]
+        parts += ["reversed"] if self.reverse_source else []
+        parts += [self.attention] if self.attention != "none" else []
+        parts += [f"ss_{self.schedule}"] if self.schedule else []
+        parts += [f"{self.steps}steps"] if self.steps != STEPS else []
+        return "-".join(parts)
+
+    def model_config(self, task: Task, seed: int) -> RNNConfig:
+        """LSTM encoder and decoder, one layer each, E = 32, float64, initialised with ``seed``."""
+        extra = {} if self.attention == "none" else dict(attention=self.attention,
+                                                          attention_feed=ATTENTION_FEEDS[self.attention])
+        return default_rnn_config(task, cell="lstm", embedding_size=EMBEDDING, hidden_size=self.hidden_size,
+                                  conditioning=self.conditioning, reverse_source=self.reverse_source,
+                                  dtype="float64", seed=seed, **extra)
+
+    def train_config(self, seed: int) -> TrainConfig:
+        """AdamW, batches of 32, warm-up of 20 updates then cosine decay from 1e-2, data order ``seed``."""
+        return TrainConfig(steps=self.steps, batch_size=BATCH_SIZE, lr=LR, warmup=WARMUP, eval_every=0,
+                           eval_size=16, seed=seed, progress=False)
+
+    def policy(self, seed: int) -> ScheduledSampling | None:
+        """The teacher-forcing policy of training (its coins seeded by ``seed``), or None."""
+        return None if self.schedule is None else ScheduledSampling(schedule_for(self.schedule, self.steps),
+                                                                    rng=seed)
+
+
+REFERENCE = Variant()  # d = 64, init, source read forwards, no attention, teacher forcing
+REVERSED = Variant(reverse_source=True)
+ATTENTION = Variant(attention="additive")
+SCHEDULED = Variant(schedule="inverse_sigmoid")
+
+SWEEP: tuple[Variant, ...] = (
+    *(Variant(hidden_size=d, conditioning=c) for d in WIDTHS for c in ("init", "concat")),
+    *(Variant(hidden_size=d, reverse_source=True) for d in WIDTHS),
+    *(Variant(attention=a) for a in ATTENTIONS),
+    *(Variant(schedule=s) for s in SCHEDULES),
+    Variant(steps=LONG_STEPS), Variant(schedule="inverse_sigmoid", steps=LONG_STEPS),
+)
+"""Every variant :func:`measure` trains, each with every seed of :data:`SEEDS`."""
+
+
+class LengthMetrics(NamedTuple):
+    """A model's accuracy on :func:`eval_pairs`, by source length (arrays over lengths 3..12)."""
+
+    lengths: np.ndarray  # (10,) n = 3..12
+    free_running_token: np.ndarray  # (10,) greedy output: share of target positions right (<eos> included)
+    free_running_exact: np.ndarray  # (10,) greedy output: share of outputs exactly right
+    teacher_forced_token: np.ndarray  # (10,) fed the gold prefix: share of positions whose argmax is right
+    teacher_forced_sequence: np.ndarray  # (10,) fed the gold prefix: share of targets with every argmax right
+
+
+def evaluate_by_length(model: RNNSeq2Seq, pairs: list | None = None) -> LengthMetrics:
+    """Free-running (greedy, :func:`minitf.decoding.greedy_search`, at most MAX_LEN + 2 tokens)
+    and teacher-forced accuracy of ``model`` on ``pairs`` (default :func:`eval_pairs`), by
+    source length."""
+    pairs = eval_pairs() if pairs is None else pairs
+    task = lesson1_task()
+    batch = task.batch(pairs)
+    with model.evaluating():
+        pred = greedy_search(model, batch.input_ids, max_new_tokens=MAX_LEN + 2).sequences  # (B, <= 14)
+        logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V) teacher-forced
+    real = batch.labels != IGNORE_INDEX  # (B, T)
+    right = (logits.argmax(-1) == batch.labels) & real  # (B, T)
+    n_of = np.array([len(s) for s, _ in pairs])
+    lengths = np.unique(n_of)
+    out = {k: [] for k in LengthMetrics._fields[1:]}
+    for n in lengths:
+        rows = n_of == n
+        m = sequence_metrics(pred[rows], batch.labels[rows], model.config.eos_id)
+        out["free_running_token"].append(m["token_accuracy"])
+        out["free_running_exact"].append(m["exact_match"])
+        out["teacher_forced_token"].append(right[rows].sum() / real[rows].sum())
+        out["teacher_forced_sequence"].append(np.mean(right[rows].sum(1) == real[rows].sum(1)))
+    return LengthMetrics(lengths, *(np.array(v, dtype=np.float64) for v in out.values()))
+
+
+class Run(NamedTuple):
+    """A trained model of the lesson (:func:`run_variant`)."""
+
+    variant: Variant
+    seed: int
+    model: RNNSeq2Seq  # trained, eval mode, float64; shared by whoever asks: do not modify
+    history: History
+    metrics: LengthMetrics
+    cpu_seconds: float  # processor time of the training (time.process_time)
+
+
+_RUNS: dict = {}
+
+
+@one_blas_thread
+def run_variant(variant: Variant = REFERENCE, seed: int = 0) -> Run:
+    """Train ``variant`` with ``seed`` (initialisation, data order, and scheduled sampling's
+    coins) on :func:`lesson1_task`, holding out :func:`eval_pairs`; once per process and
+    (variant, seed): a second call returns the same run.  ``run_variant.cache_clear()``
+    forgets them."""
+    if not isinstance(variant, Variant):
+        raise TypeError(f"variant: expected a lesson01.Variant, got {type(variant).__name__}")
+    seed = check_int("seed", seed, low=0)
+    key = (variant, seed)
+    if key not in _RUNS:
+        task = lesson1_task()
+        model = RNNSeq2Seq(variant.model_config(task, seed), scheduled_sampling=variant.policy(seed))
+        cfg = variant.train_config(seed)
+        t0 = time.process_time()
+        history = train(model, task, cfg, optimizer=make_optimizer(model.parameters(), cfg),
+                        held_out=[s for s, _ in eval_pairs()])
+        cpu = time.process_time() - t0
+        model.eval()
+        _RUNS[key] = Run(variant, seed, model, history, evaluate_by_length(model), cpu)
+    return _RUNS[key]
+
+
+run_variant.cache_clear = _RUNS.clear
+
+
+def _round(values, digits: int) -> list:
+    return [round(float(v), digits) for v in np.asarray(values).ravel()]
+
+
+def _significant(values, digits: int = 6) -> list:
+    return [float(f"{float(v):.{digits}g}") for v in np.asarray(values).ravel()]
+
+
+def run_numbers(run: Run) -> dict:
+    """What the results file keeps of a run: its accuracies by length (rounded to 6 digits;
+    free-running ones are multiples of 1/40, exact), its loss curve (mean training loss over
+    each 25 updates, 4 digits), and its training time."""
+    m = run.metrics
+    loss = np.asarray(run.history.loss)
+    curve = [loss[i:i + CURVE_WINDOW].mean() for i in range(0, len(loss), CURVE_WINDOW)]
+    return {**{field: _round(getattr(m, field), 6) for field in LengthMetrics._fields[1:]},
+            "loss_curve": _round(curve, 4), "cpu_seconds": round(run.cpu_seconds, 2)}
+
+
+# ---- the results file ----------------------------------------------------------------------------
+def _settings() -> dict:
+    return {"task": {"name": "copy", "min_len": MIN_LEN, "max_len": MAX_LEN, "n_symbols": N_SYMBOLS},
+            "eval": {"per_length": EVAL_PER_LENGTH, "seed": f"{EVAL_SEED} + n"},
+            "model": {"cell": "lstm", "embedding_size": EMBEDDING, "layers": "1 + 1", "dtype": "float64",
+                      "attention_feed": ATTENTION_FEEDS},
+            "train": {"steps": STEPS, "long_steps": LONG_STEPS, "batch_size": BATCH_SIZE, "optimizer": "adamw",
+                      "lr": LR, "schedule": "warmup_cosine", "warmup": WARMUP, "clip_norm": 1.0,
+                      "weight_decay": 0.01},
+            "scheduled_sampling": {"final_eps": FINAL_EPS, "choice": "argmax",
+                                   "schedules": {s: schedule_for(s, STEPS).to_dict() for s in SCHEDULES},
+                                   "schedules_long": {s: schedule_for(s, LONG_STEPS).to_dict() for s in SCHEDULES}},
+            "gradient_pairs": {"n": GRADIENT_PAIRS[0], "length": MAX_LEN, "seed": GRADIENT_PAIRS[1]},
+            "widths": list(WIDTHS), "seeds": list(SEEDS), "curve_window": CURVE_WINDOW}
+
+
+def _dump(obj, indent: int = 0) -> str:
+    """JSON with one line per run (lists of numbers kept on one line): small diffs, readable."""
+    pad = " " * indent
+    if isinstance(obj, dict) and any(isinstance(v, (dict, list)) for v in obj.values()) and indent < 6:
+        items = [f'{pad} {json.dumps(k)}: {_dump(v, indent + 1).lstrip()}' for k, v in obj.items()]
+        return pad + "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    return pad + json.dumps(obj)
+
+
+@one_blas_thread
+def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP, log=sys.stderr) -> dict:
+    """Train every variant with every seed, and measure what the lesson stores: each run's
+    :func:`run_numbers`, the :func:`gradient_profile` of the reference model forwards and
+    reversed (at initialisation and after training, seed 0) and the :func:`alignment` of the
+    attention model (seed 0).  Writes ``path`` (None: nothing written) and returns the dict.
+    Takes about 4 minutes of processor time (the file records it, and the wall time)."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    runs: dict = {}
+    for variant in variants:
+        for seed in seeds:
+            run = run_variant(variant, seed)
+            runs.setdefault(variant.name, {})[str(seed)] = run_numbers(run)
+            if log is not None:
+                print(f"{variant.name} seed {seed}: free-running token accuracy "
+                      f"{run.metrics.free_running_token.mean():.3f} ({run.cpu_seconds:.1f} s)", file=log, flush=True)
+    gradients = {}
+    for variant in (REFERENCE, REVERSED):
+        gradients[variant.name] = {
+            "init": gradient_profile(RNNSeq2Seq(variant.model_config(lesson1_task(), 0)))._asdict(),
+            "trained": gradient_profile(run_variant(variant, 0).model)._asdict()}
+    gradients = {k: {when: {f: _significant(p[f]) for f in ("total", "own")} for when, p in g.items()}
+                 for k, g in gradients.items()}
+    al = alignment(run_variant(ATTENTION, 0))
+    results = {
+        "about": ("Lesson 1's stored sweep: copy task, LSTM encoder-decoders trained from scratch, every variant "
+                  "with every seed; accuracies on 40 held-out pairs of each source length 3..12.  Written by "
+                  "minitf.course.lesson01.measure."),
+        "command": "OPENBLAS_NUM_THREADS=1 python -m minitf.course.lesson01 --measure",
+        "minitf_version": __version__, "numpy_version": np.__version__, "python": platform.python_version(),
+        "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "measured_on": datetime.date.today().isoformat(),
+        "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - c0, 1),
+        "settings": _settings(),
+        "lengths": list(range(MIN_LEN, MAX_LEN + 1)),
+        "runs": runs,
+        "gradients": gradients,
+        "alignment": {"variant": ATTENTION.name, "seed": 0, "source": al.source,
+                      "weights": [_round(r, 6) for r in al.weights],
+                      "argmax_match": round(al.argmax_match, 6),
+                      "weight_on_source_t": round(al.weight_on_source_t, 6), "positions": al.positions},
+    }
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(_dump(results) + "\n")
+    return results
+
+
+def load_results(path: Path | str = RESULTS_PATH) -> dict:
+    """The stored sweep (:func:`measure` wrote it)."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no stored results; run OPENBLAS_NUM_THREADS=1 python -m "
+                                f"minitf.course.lesson01 --measure")
+    return json.loads(path.read_text())
+
+
+def stored_runs(results: dict, variant: Variant | str) -> dict:
+    """``{seed: run numbers}`` of one variant in ``results`` (seeds as ints)."""
+    name = variant.name if isinstance(variant, Variant) else variant
+    if name not in results["runs"]:
+        raise KeyError(f"variant: {name!r} is not in the stored results; they hold {sorted(results['runs'])}")
+    return {int(s): r for s, r in results["runs"][name].items()}
+
+
+def seed_mean(results: dict, variant: Variant | str, field: str = "free_running_token") -> tuple:
+    """(mean over seeds, min over seeds, max over seeds) of ``field``, each an array over lengths."""
+    rows = np.array([r[field] for r in stored_runs(results, variant).values()])  # (seeds, lengths)
+    return rows.mean(0), rows.min(0), rows.max(0)
+
+
+class Match(NamedTuple):
+    """A live run against its stored numbers."""
+
+    name: str  # the variant's name
+    seed: int
+    accuracy_difference: float  # largest |live - stored| over every accuracy by length
+    loss_curve_difference: float  # largest |live - stored| over the loss curve
+    matches: bool  # accuracies equal (as stored, 6 digits) and the loss curve within 1e-4
+
+
+def compare_with_stored(run: Run, results: dict) -> Match:
+    """Compare a live :func:`run_variant` with the same variant and seed in ``results``."""
+    stored = stored_runs(results, run.variant)[run.seed]
+    live = run_numbers(run)
+    acc = max(float(np.max(np.abs(np.subtract(live[f], stored[f])))) for f in
+              ("free_running_token", "free_running_exact", "teacher_forced_token", "teacher_forced_sequence"))
+    curve = float(np.max(np.abs(np.subtract(live["loss_curve"], stored["loss_curve"]))))
+    return Match(run.variant.name, run.seed, acc, curve, acc == 0.0 and curve <= 1e-4)
+
+
+# ---- section 1: two networks for two lengths ------------------------------------------------------
+def length_coupling(seed: int = 0) -> dict:
+    """One recurrent layer, and an (untrained) encoder-decoder, on the same 7-token sources:
+    ``{"layer_in": (B, S, E), "layer_out": (B, S, d), "seq2seq_src": (B, S), "seq2seq_out": [(B, T) ...]}``:
+    the layer gives one output per input step; the encoder-decoder's output length is the
+    decoder's to choose (here forced to 3 and to 11 tokens)."""
+    rng = np.random.default_rng(seed)
+    B, S = 2, 7
+    layer = Recurrent("lstm", EMBEDDING, REFERENCE_WIDTH, rng=rng, dtype=np.float64)
+    x = rng.standard_normal((B, S, EMBEDDING))  # (B, S, E)
+    (outputs, _), _ = layer.forward(x)  # (B, S, d)
+    model = RNNSeq2Seq(REFERENCE.model_config(lesson1_task(), seed))
+    src = rng.integers(4, model.config.src_vocab_size, size=(B, S))  # (B, S) letters, no padding
+    outs = [greedy_search(model, src, max_new_tokens=T, eos_id=None).sequences.shape for T in (3, 11)]
+    return {"layer_in": x.shape, "layer_out": outputs.shape, "seq2seq_src": src.shape, "seq2seq_out": outs}
+
+
+# ---- section 2: the conditioning vector and its width -----------------------------------------------
+def cell_parameter_counts(d: int = REFERENCE_WIDTH) -> dict:
+    """The decoder's LSTM cell under "init" and "concat", and the whole model's count:
+    ``{conditioning: {"cell_input": D_in, "cell": params, "formula": 4d(D_in + d) + 8d, "model": params}}``."""
+    out = {}
+    for conditioning in ("init", "concat"):
+        model = RNNSeq2Seq(Variant(hidden_size=d, conditioning=conditioning).model_config(lesson1_task(), 0))
+        cell = model.decoder_cells[0]
+        D_in = cell.input_size
+        out[conditioning] = {"cell_input": D_in, "cell": cell.num_parameters(), "formula": 4 * d * (D_in + d) + 8 * d,
+                             "model": model.num_parameters()}
+    return out
+
+
+def memory_sizes(source_lengths=(3, 12, 100), d: int = REFERENCE_WIDTH, seed: int = 0) -> dict:
+    """What an (untrained) encoder hands over for sources of each length:
+    ``{S: {"h": (1, d), "c": (1, d), "states": (1, S, d)}}``: the vector (the LSTM's final h and
+    c) has the same size whatever S; the states attention reads grow with S."""
+    task = lesson1_task()
+    model = RNNSeq2Seq(REFERENCE.model_config(task, seed).replace(hidden_size=d, max_len=max(source_lengths)))
+    rng = np.random.default_rng(seed)
+    out = {}
+    for S in source_lengths:
+        memory, _ = model.encode(rng.integers(4, task.tokenizer.vocab_size, size=(1, S)))
+        out[S] = {"h": memory.conditioning.h.shape, "c": memory.conditioning.c.shape, "states": memory.states.shape}
+    return out
+
+
+# ---- section 3: reversing the source --------------------------------------------------------------
+GRADIENT_PAIRS = (64, 7)  # 64 sources of MAX_LEN letters, drawn with seed 7
+"""The batch :func:`gradient_profile` measures on: every source of the same length, so that
+position j means the same distance for every row."""
+
+
+class GradientProfile(NamedTuple):
+    """How much gradient reaches each source position (mean over the batch of |dL/dx_j|, x_j
+    the embedding of source token j, in source order)."""
+
+    total: np.ndarray  # (S,) from the whole loss (mean over all target positions)
+    own: np.ndarray  # (S,) from the loss at target position j alone: the token that copies x_j
+    per_target: np.ndarray  # (T, S) from the loss at target position t alone, to source position j
+
+
+@one_blas_thread
+def gradient_profile(model: RNNSeq2Seq) -> GradientProfile:
+    """Backpropagate through time from the teacher-forced loss of :data:`GRADIENT_PAIRS` and
+    measure what reaches each source embedding: once from the whole loss, then once from
+    each target position's loss alone (its mean over the batch).  The model's parameter
+    gradients are zeroed afterwards."""
+    n, seed = GRADIENT_PAIRS
+    pairs = lesson1_task(MAX_LEN, MAX_LEN).dataset(n, seed=seed)
+    batch = lesson1_task().batch(pairs)
+    with model.evaluating():
+        logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
+    _, dlogits = cross_entropy(logits, batch.labels)  # (B, T, V): (p_hat - y) / (B T), no padding here
+    B, T, _ = dlogits.shape
+
+    def reaching(dl) -> np.ndarray:
+        model.zero_grad()
+        g = model.backward(dl, cache)
+        return np.linalg.norm(g.dsrc_embeddings, axis=-1).mean(0)  # (B, S, E) -> (S,)
+
+    total = reaching(dlogits)
+    per_target = np.zeros((T, MAX_LEN))
+    for t in range(T):
+        one = np.zeros_like(dlogits)
+        one[:, t] = dlogits[:, t] * T  # the gradient of mean_b loss_t alone
+        per_target[t] = reaching(one)
+    model.zero_grad()
+    return GradientProfile(total, np.diag(per_target[:MAX_LEN]).copy(), per_target)
+
+
+# ---- section 4: generating in a loop ----------------------------------------------------------------
+class Latency(NamedTuple):
+    """Median processor seconds of one greedy decode (encoder once, then T_tgt decoder steps)."""
+
+    configs: tuple  # (n_encoder_layers, n_decoder_layers) of each row
+    target_lengths: tuple  # T_tgt of each column
+    seconds: np.ndarray  # (configs, target lengths) median over the repeats
+    repeats: int
+    batch_sizes: tuple  # B of the batching comparison (reference depths, T_tgt = batch_target)
+    batch_target: int
+    batch_seconds: np.ndarray  # (batch sizes,) median seconds of one decode of the whole batch
+
+
+@one_blas_thread
+def decode_latency(configs=((1, 1), (4, 1), (1, 4)), target_lengths=(8, 16, 32, 64), repeats: int = 7,
+                   batch_sizes=(1, 32), batch_target: int = 32, seed: int = 0) -> Latency:
+    """Time :func:`~minitf.decoding.greedy_search` of one 12-token source with ``<eos>`` off
+    (exactly T_tgt tokens), for encoders and decoders of several depths (untrained LSTMs,
+    d = 64: the time does not depend on the weights).  Then one decode of a batch of B
+    sources, for each B of ``batch_sizes``.
+
+    The clock is the process's processor time (``time.process_time``), which is the latency
+    of a decode that has a core to itself (one BLAS thread, one Python thread): on a busy
+    machine the wall clock also counts the waits for a core, which say nothing about the
+    decode (on the course's 2-core machine under load, most 10 ms decodes were preempted).
+    Each time is the median of ``repeats`` after a warm-up; the configurations take turns
+    within each repeat, so a change in the machine's speed hits all of them alike."""
+    task = lesson1_task()
+    max_len = max(MAX_LEN, *target_lengths, batch_target)
+    models = [RNNSeq2Seq(REFERENCE.model_config(task, seed).replace(n_encoder_layers=e, n_decoder_layers=l,
+                                                                     max_len=max_len)) for e, l in configs]
+    rng = np.random.default_rng(seed)
+    src = rng.integers(4, task.tokenizer.vocab_size, size=(max(batch_sizes), MAX_LEN))  # (B, S)
+
+    def once(model, B, T) -> float:
+        t0 = time.process_time()
+        greedy_search(model, src[:B], max_new_tokens=T, eos_id=None)
+        return time.process_time() - t0
+
+    times = np.zeros((len(configs), len(target_lengths), repeats))
+    batch_times = np.zeros((len(batch_sizes), repeats))
+    for model in models:
+        once(model, 1, 4)  # warm-up
+    for r in range(repeats):
+        for i, model in enumerate(models):
+            for j, T in enumerate(target_lengths):
+                times[i, j, r] = once(model, 1, T)
+        for k, B in enumerate(batch_sizes):
+            batch_times[k, r] = once(models[0], B, batch_target)
+    return Latency(tuple(configs), tuple(target_lengths), np.median(times, -1), repeats, tuple(batch_sizes),
+                   batch_target, np.median(batch_times, -1))
+
+
+class SearchResult(NamedTuple):
+    """The most probable output of at most ``max_tokens`` tokens (:func:`exhaustive_search`)."""
+
+    tokens: tuple  # generated ids, ending with <eos>
+    log_prob: float  # its log-probability under the model
+    prefixes: int  # prefixes the search scored (each: one decoder step for all V continuations)
+
+
+def exhaustive_search(model: RNNSeq2Seq, src_ids, max_tokens: int) -> SearchResult:
+    """The output y (ending with ``<eos>``, at most ``max_tokens`` tokens with it) that
+    maximises log p(y | x) = sum_t log p(y_t | y_<t, x): every output is considered, depth
+    first, most likely continuation first, over the whole target vocabulary.
+
+    A prefix is abandoned as soon as its log-probability is no better than the best complete
+    output found so far: adding tokens only lowers it (each log p <= 0), so nothing below
+    that prefix can win, and the answer is the one scoring every output one by one would
+    give (``tests/test_course_lesson01.py`` checks that on a small case).  src_ids (1, S)."""
+    c = model.config
+    V, eos = c.tgt_vocab_size, c.eos_id
+    src_ids = np.asarray(src_ids)
+    if src_ids.ndim != 2 or src_ids.shape[0] != 1:
+        raise ValueError(f"src_ids: expected one source, shape (1, S), got {src_ids.shape}")
+    max_tokens = check_int("max_tokens", max_tokens, 1, c.max_len)
+    best = {"log_prob": -np.inf, "tokens": ()}
+    count = [0]
+    with model.evaluating():
+        root = start_decoding(model, src_ids, group_size=V)  # V rows, every one the empty prefix
+        logits, root = decode_step(model, np.full((V, 1), c.bos_id), root)  # (V, 1, V), rows alike
+
+        def visit(state, next_logits, prefix: tuple, log_prob: float) -> None:
+            count[0] += 1
+            lp = log_softmax(next_logits)  # (V,) log p(next | prefix, x)
+            children = None
+            for token in np.argsort(-lp, kind="stable"):
+                score = log_prob + float(lp[token])
+                if score <= best["log_prob"]:
+                    return  # the rest are less likely still
+                if token == eos:
+                    best.update(log_prob=score, tokens=prefix + (eos,))
+                elif len(prefix) + 2 <= max_tokens:  # room for this token and an <eos>
+                    if children is None:  # row v continues the prefix with token v: all V at once
+                        children_logits, children = decode_step(model, np.arange(V)[:, None], state)
+                    child = reorder_cache(children, np.full(V, token))  # (V rows of the child)
+                    visit(child, children_logits[token, 0], prefix + (int(token),), score)
+
+        visit(root, logits[0, 0], (), 0.0)
+    return SearchResult(best["tokens"], best["log_prob"], count[0])
+
+
+class SearchCase(NamedTuple):
+    """Greedy search against exhaustive search and beam search on a tiny model (:func:`search_case`)."""
+
+    sources: list  # the held-out sources searched
+    greedy: list  # greedy output per source (text)
+    greedy_log_prob: np.ndarray  # (N,)
+    best: list  # the most probable output per source (text)
+    best_log_prob: np.ndarray  # (N,)
+    beam: list  # beam search's output (num_beams beams, no length penalty)
+    num_beams: int
+    prefixes: int  # prefixes the exhaustive searches scored, in all
+    example: int  # index of the first source where the most probable output is not greedy's
+    example_steps: list  # [(greedy token, p, best token, p)] at every step of the example
+    train_history: History
+    tokenizer: object
+
+    @property
+    def greedy_not_best(self) -> np.ndarray:
+        return self.best_log_prob > self.greedy_log_prob + 1e-9
+
+
+def _token_probs(model: RNNSeq2Seq, src_ids, tokens) -> np.ndarray:
+    """p(y_t | y_<t, x) of each token of ``tokens`` (teacher-forced), (len(tokens),)."""
+    dec_in = np.array([[model.config.bos_id, *tokens[:-1]]])
+    with model.evaluating():
+        logits, _ = model.forward(src_ids, dec_in)
+    return np.exp(log_softmax(logits[0])[np.arange(len(tokens)), list(tokens)])
+
+
+@one_blas_thread
+def search_case(seed: int = 0, n_sources: int = 60, max_tokens: int = 10, num_beams: int = 3) -> SearchCase:
+    """A tiny model (LSTM, d = 16, E = 8) trained for 400 updates on ``copy`` with 2 symbols and
+    lengths 3..8, still unsure of many outputs; then, for ``n_sources`` (60 drawn, the distinct ones)
+    held-out sources, greedy search, exhaustive search (:func:`exhaustive_search`) and beam
+    search, each output scored by its log-probability under the model."""
+    task = get_task("copy", min_len=3, max_len=8, n_symbols=2)
+    tok = task.tokenizer
+    model = RNNSeq2Seq(default_rnn_config(task, cell="lstm", hidden_size=16, embedding_size=8, dtype="float64",
+                                          seed=seed))
+    sources = list(dict.fromkeys(s for s, _ in task.dataset(n_sources, seed=seed + 500)))  # unique, in order
+    cfg = TrainConfig(steps=400, batch_size=32, lr=LR, warmup=10, eval_every=0, eval_size=8, seed=seed,
+                      progress=False)
+    history = train(model, task, cfg, held_out=sources)
+    model.eval()
+    greedy, g_lp, best, b_lp, beam, prefixes = [], [], [], [], [], 0
+    example, steps = -1, []
+    for i, s in enumerate(sources):
+        src = np.array([tok.encode(s)])  # (1, S)
+        g = greedy_search(model, src, max_new_tokens=max_tokens)
+        g_tokens = tuple(int(t) for t in g.sequences[0, :g.lengths[0]])
+        r = exhaustive_search(model, src, max_tokens)
+        b = beam_search(model, src, num_beams=num_beams, max_new_tokens=max_tokens, length_penalty=0.0,
+                        early_stopping="never")
+        greedy.append(tok.decode(list(g_tokens)))
+        g_lp.append(float(g.log_probs[0]) if g.finished[0] else -np.inf)
+        best.append(tok.decode(list(r.tokens)))
+        b_lp.append(r.log_prob)
+        beam.append(tok.decode([int(t) for t in b.sequences[0, :b.lengths[0]]]))
+        prefixes += r.prefixes
+        if example < 0 and r.log_prob > g_lp[-1] + 1e-9:
+            example = i
+            pg, pb = _token_probs(model, src, g_tokens), _token_probs(model, src, r.tokens)
+            T = max(len(g_tokens), len(r.tokens))
+            name = lambda t: "<eos>" if t == tok.eos_id else tok.decode([t])  # noqa: E731
+            steps = [(name(g_tokens[t]) if t < len(g_tokens) else "", float(pg[t]) if t < len(g_tokens) else np.nan,
+                      name(r.tokens[t]) if t < len(r.tokens) else "", float(pb[t]) if t < len(r.tokens) else np.nan)
+                     for t in range(T)]
+    return SearchCase(sources, greedy, np.array(g_lp), best, np.array(b_lp), beam, num_beams, prefixes, example,
+                      steps, history, tok)
+
+
+# ---- section 5: teacher forcing and the gap it leaves ------------------------------------------------
+class ExposureGap(NamedTuple):
+    """Teacher-forced against free-running accuracy of one run, by source length."""
+
+    lengths: np.ndarray  # (10,) n; the target has n + 1 positions (<eos>)
+    teacher_forced_token: np.ndarray  # (10,)
+    free_running_token: np.ndarray  # (10,)
+    eps: np.ndarray  # (10,) per-token error fed the gold prefix: 1 - teacher_forced_token
+    independent_exact: np.ndarray  # (10,) (1 - eps)^(n+1): all n + 1 right if errors were independent
+    free_running_exact: np.ndarray  # (10,) measured
+    teacher_forced_sequence: np.ndarray  # (10,) every argmax right when fed the gold prefix
+
+
+def exposure_gap(run: Run) -> ExposureGap:
+    """The gap on the held-out pairs, from :func:`evaluate_by_length`."""
+    m = run.metrics
+    eps = 1.0 - m.teacher_forced_token
+    return ExposureGap(m.lengths, m.teacher_forced_token, m.free_running_token, eps, (1.0 - eps) ** (m.lengths + 1),
+                       m.free_running_exact, m.teacher_forced_sequence)
+
+
+def masked_loss_check(run: Run) -> dict:
+    """The loss of a padded batch of two held-out pairs (3 and 12 letters) as minitf computes it,
+    against the two ways of averaging by hand, and the gradient on the padded positions:
+    ``{"loss", "sum_over_real", "n_real", "B_times_T", "mean_over_real", "mean_over_padded",
+    "max_grad_on_padding", "alone": [each pair's own loss], "token_weighted": ...}``."""
+    pairs = [p for p in eval_pairs() if len(p[0]) in (MIN_LEN, MAX_LEN)]
+    pairs = [pairs[0], pairs[-1]]
+    batch = lesson1_task().batch(pairs)
+    model = run.model
+    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (2, T, V)
+    loss, dlogits = cross_entropy(logits, batch.labels)
+    real = batch.labels != IGNORE_INDEX  # (2, T)
+    logp = log_softmax(logits)
+    per_position = -np.take_along_axis(logp, np.where(real, batch.labels, 0)[..., None], -1)[..., 0] * real  # (2, T)
+    alone = [cross_entropy(model.forward(batch.input_ids[b:b + 1, :len(pairs[b][0])],
+                                         batch.decoder_input_ids[b:b + 1, :real[b].sum()])[0],
+                           batch.labels[b:b + 1, :real[b].sum()])[0] for b in range(2)]
+    n = real.sum(1)
+    return {"loss": loss, "sum_over_real": float(per_position.sum()), "n_real": int(real.sum()),
+            "B_times_T": int(real.size), "mean_over_real": float(per_position.sum() / real.sum()),
+            "mean_over_padded": float(per_position.sum() / real.size),
+            "max_grad_on_padding": float(np.abs(dlogits[~real]).max()), "alone": alone,
+            "token_weighted": float((alone[0] * n[0] + alone[1] * n[1]) / n.sum()), "lengths": n.tolist()}
+
+
+def sampled_gradient_check(run: Run, eps: float = 0.5, seed: int = 0) -> dict:
+    """Scheduled sampling's gradient is the teacher-forced gradient of the tokens it happened to
+    feed: a training forward with gold probability ``eps``, then a plain teacher-forced forward
+    fed the very tokens the first one chose; both backward.  ``{"own_tokens_fed": share of
+    steps t > 0 fed the model's own token, "loss_difference", "max_gradient_difference"}``
+    (both 0: no gradient flows through the choice of a token).  The run's gradients are zeroed."""
+    model = run.model
+    pairs = eval_pairs()[-8:]
+    batch = lesson1_task().batch(pairs)
+    grads = []
+    logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids, teacher_forcing=eps, rng=seed)
+    fed = cache.decoder.fed
+    for lg, ch in ((logits, cache), model.forward(batch.input_ids, fed)):
+        loss, dl = cross_entropy(lg, batch.labels)
+        model.zero_grad()
+        model.backward(dl, ch)
+        grads.append((loss, {k: g.copy() for k, g in model.gradients().items()}))
+    model.zero_grad()
+    real = batch.labels[:, 1:] != IGNORE_INDEX
+    return {"own_tokens_fed": float((~cache.decoder.gold[:, 1:])[real].mean()),
+            "loss_difference": abs(grads[0][0] - grads[1][0]),
+            "max_gradient_difference": max(float(np.abs(grads[0][1][k] - grads[1][1][k]).max()) for k in grads[0][1])}
+
+
+# ---- section 6: removing the middle ----------------------------------------------------------------
+class Alignment(NamedTuple):
+    """The attention weights of a trained model against the copy alignment (target t reads source t)."""
+
+    source: str  # the example: the first held-out pair of MAX_LEN letters
+    weights: np.ndarray  # (n + 1, n) its weights: row t is the decoder step that predicts target t (<eos> last)
+    argmax_match: float  # over every held-out pair: share of target positions t < n whose largest weight is on t
+    weight_on_source_t: float  # mean weight on source position t, same positions
+    positions: int  # target positions scored
+
+
+def alignment(run: Run) -> Alignment:
+    """Teacher-forced attention weights (``RNNSeq2Seq.attention_weights``) of an attention
+    run on :func:`eval_pairs`."""
+    if run.variant.attention == "none":
+        raise ValueError(f"run: expected a run with attention, got {run.variant.name!r}")
+    pairs = eval_pairs()
+    batch = lesson1_task().batch(pairs)
+    with run.model.evaluating():
+        _, cache = run.model.forward(batch.input_ids, batch.decoder_input_ids)
+    A = RNNSeq2Seq.attention_weights(cache)  # (B, T, S)
+    hits = mass = total = 0
+    for b, (src, _) in enumerate(pairs):
+        n = len(src)
+        rows = A[b, np.arange(n), :n]  # (n, n) target t < n
+        hits += int((rows.argmax(-1) == np.arange(n)).sum())
+        mass += float(rows[np.arange(n), np.arange(n)].sum())
+        total += n
+    index = next(i for i, (s, _) in enumerate(pairs) if len(s) == MAX_LEN)
+    source = pairs[index][0]
+    return Alignment(source, A[index, :MAX_LEN + 1, :MAX_LEN].copy(), hits / total, mass / total, total)
+
+
+# ---- the command -------------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m minitf.course.lesson01",
+                                     description="Lesson 1's stored sweep (minitf/course/results/lesson01.json).")
+    parser.add_argument("--measure", action="store_true", help="train every variant with every seed; write the file")
+    parser.add_argument("--out", default=str(RESULTS_PATH), help="where to write it")
+    args = parser.parse_args(argv)
+    if not args.measure:
+        parser.print_help()
+        return 0
+    results = measure(args.out)
+    print(f"wrote {args.out}: {sum(len(v) for v in results['runs'].values())} runs in "
+          f"{results['wall_seconds']:.0f} s ({results['cpu_seconds']:.0f} s of processor time)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
