@@ -87,11 +87,21 @@ def test_sampling_is_reproducible_from_seed(ckpt, capsys):
 
 
 def test_trace_prints_every_step(ckpt, capsys):
+    """Every step the search took, and no other: as many as the decoder's own trace holds
+    (beam search may stop before --max-len once no live beam can beat the finished ones)."""
+    from minitf import decoding
+    from minitf.checkpoint import load_model
+
     code, out, _ = run(capsys, "--checkpoint", ckpt, "--input", "ab", "--beams", "2", "--max-len", "3", "--trace")
     assert code == 0
-    for t in range(3):
+    model, tok = load_model(ckpt)
+    src = np.array([tok.encode("ab")])
+    steps = len(decoding.beam_search(model, src, num_beams=2, max_new_tokens=3, trace=True).trace)
+    assert steps >= 1
+    for t in range(steps):
         assert f"step {t}  example 0" in out
-    assert "kept" in out
+    assert f"step {steps}  example 0" not in out
+    assert "kept" in out or "finished" in out
 
 
 def test_unknown_characters_are_read_as_unk_with_a_warning(ckpt, capsys):
