@@ -30,6 +30,7 @@ SCRIPT_SHRINK = 0.7
 
 SLIDE_FIGURES = (
     "key",
+    "l01_encoder_decoder", "l01_widths", "l01_reversal", "l01_bottleneck", "l01_alignment",
     "l02_scaling", "l02_heads",
     "l03_mask", "l03_before_after",
     "l04_alignment", "l04_shares",
