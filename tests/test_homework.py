@@ -636,3 +636,32 @@ def test_the_installed_package_holds_no_solution_and_no_key(tmp_path):
         if f.endswith(".py"):
             text = (target / f).read_text(encoding="utf-8", errors="replace")
             assert not any(a in text for a in answers), f
+
+
+def test_a_call_that_changes_its_input_in_place_fails_naming_the_argument():
+    """call_read_only (the homeworks' ``call``) compares each array and dict argument with the
+    copy the student's process sent back after the call."""
+    import numpy as np
+
+    from minitf.homework.asserts import call_read_only
+
+    class Student:  # what a StudentFunction proxy exposes: the call, and the arguments as the call left them
+        __name__ = "step"
+
+        def __init__(self, mutate):
+            self.mutate, self.returned_args = mutate, None
+
+        def __call__(self, x, params):
+            x, params = x.copy(), {k: v.copy() for k, v in params.items()}
+            if self.mutate == "x":
+                x[0] += 1.0
+            elif self.mutate == "params":
+                params["W"] *= 2.0
+            self.returned_args = [x, params]
+            return x.sum()
+
+    args = (np.ones(3), {"W": np.eye(2)})
+    assert call_read_only(Student(None), ["x", "params"], args, why="reused") == 3.0
+    for mutate in ("x", "params"):
+        with pytest.raises(pytest.fail.Exception, match=rf"step changed its argument {mutate} in place: .*reused"):
+            call_read_only(Student(mutate), ["x", "params"], args, why="reused")

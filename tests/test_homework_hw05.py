@@ -81,7 +81,9 @@ def test_finite_differences_are_not_a_backward(submission_file):
     assert t1.status == "failed" and t1.score < t1.max_score, (t1.status, t1.score, t1.message)
     failing = {x["name"] for x in t1.tests if x["outcome"] != "passed"}
     assert {"test_layernorm_backward", "test_layernorm_backward_one_row"} <= failing, failing
-    assert "rtol 1e-10" in t1.message, t1.message
+    # depending on the drawn problem, the first check to catch the noise of finite differences is
+    # the comparison at rtol 1e-10 or the exact property that each row of dx sums to 0
+    assert "rtol 1e-10" in t1.message or "sums to" in t1.message, t1.message
 
 
 def test_a_right_answer_written_differently_scores_full_marks(submission_file):

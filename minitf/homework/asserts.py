@@ -156,3 +156,35 @@ def check_concept_answer(submission, question: str, key: dict, questions: dict, 
                  f"{entry['explanation']}")
         fail(f"question {question}: ({letter}) is not right yet; re-read {questions[question]['section']}")
     record_property("note", f"{question} ({letter}) is right: {entry['explanation']}")
+
+
+def _copies(args) -> list:
+    """Copies of a call's positional arguments (arrays, and dicts of arrays), to compare afterwards."""
+    out = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            out.append(a.copy())
+        elif isinstance(a, dict):
+            out.append({k: np.array(v, copy=True) for k, v in a.items()})
+        else:
+            out.append(a)
+    return out
+
+
+def call_read_only(fn, names: list, args: tuple, why: str):
+    """Call the student's ``fn(*args)``; fail if the call changed one of its array (or dict of
+    arrays) arguments in place, saying which (``names``) and why inputs are read-only (``why``)."""
+    before = _copies(args)
+    out = fn(*args)
+    for i, (name, a) in enumerate(zip(names, before)):
+        after = returned_arg(fn, i)
+        if isinstance(a, np.ndarray):
+            changed = not same_array(a, after)
+        elif isinstance(a, dict):
+            changed = not isinstance(after, dict) or any(not same_array(v, after.get(k)) for k, v in a.items())
+        else:
+            continue
+        if changed:
+            fail(f"{fn.__name__} changed its argument {name} in place: inputs are read-only ({why}); "
+                 f"compute new arrays instead")
+    return out
