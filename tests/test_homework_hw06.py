@@ -156,3 +156,18 @@ def _patched(name: str) -> dict:
     for path in (reference_path("hw06"), SUBMISSIONS / f"{name}.py"):
         exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), ns)
     return ns
+
+
+def test_two_mistakes_with_one_count_are_both_named():
+    """On a drawn problem two classic mistakes can change a count by the same number of bytes
+    (here 2 decoder blocks, B=1, S=2, T=3, D=9, H=3: H_enc counted per block adds
+    (L-1)*B*S*D = 18 numbers, cross-attention weights taken as T x T add L*B*H*T*(T-S) = 18).
+    The grader cannot tell them apart from the count, so it names both."""
+    from minitf.homework.hw06.tests.common import diagnose
+    candidates = [(18, "the cross-attention weights as T x T"), (18, "H_enc once per decoder block"),
+                  (5, "something else")]
+    with pytest.raises(pytest.fail.Exception) as info:
+        diagnose("activation_bytes(...)['decoder']", 118, 100, candidates, "a problem")
+    text = str(info.value)
+    assert "the cross-attention weights as T x T" in text and "H_enc once per decoder block" in text, text
+    assert "something else" not in text

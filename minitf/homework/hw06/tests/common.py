@@ -208,12 +208,16 @@ def call(fn, problem: Problem, *, with_batch: bool = True):
 
 
 def diagnose(what: str, received: int, expected: int, candidates, problem_text: str, hint: str = "") -> None:
-    """``received`` is not ``expected``: fail, naming the first classic mistake whose count
+    """``received`` is not ``expected``: fail, naming every classic mistake whose count
     ``expected + delta`` it is (``candidates``: ``(delta, message)`` pairs; a delta of 0
-    cannot be told apart and is skipped), else with the numbers and ``hint``."""
-    for delta, message in candidates:
-        if delta and received == expected + delta:
-            fail(f"{what}: expected {expected:,}, received {received:,} ({problem_text}): {message}")
+    cannot be told apart and is skipped; two mistakes can give the same count on one drawn
+    problem, and then both are named), else with the numbers and ``hint``."""
+    matches = list(dict.fromkeys(message for delta, message in candidates if delta and received == expected + delta))
+    if len(matches) == 1:
+        fail(f"{what}: expected {expected:,}, received {received:,} ({problem_text}): {matches[0]}")
+    if matches:
+        fail(f"{what}: expected {expected:,}, received {received:,} ({problem_text}); on this problem that count "
+             f"fits more than one classic mistake: " + "; or ".join(matches))
     fail(f"{what}: expected {expected:,}, received {received:,}, off by {received - expected:+,} ({problem_text})"
          + (f". {hint}" if hint else ""))
 
