@@ -51,7 +51,8 @@ def test_rnn_bench_compares_with_torch_on_the_same_weights():
     if r["numpy_blas"]["threads"] is not None:
         assert r["numpy_blas"]["threads"] == 1
     text = format_rnn_report(r)
-    for field in ("numpy", "torch eager", "ms/step", "ratio torch/numpy", "1 thread", "kernel",
+    assert 0 < r["numpy_matmul_floor_s"]
+    for field in ("numpy", "torch eager", "ms/step", "matrix products alone", "ratio torch/numpy", "1 thread", "kernel",
                   "threads: 1 for both sides", "first loss"):
         assert field in text, text
     if r["numpy_blas"]["kernel"]:

@@ -16,16 +16,17 @@ both sides do the same arithmetic.
 
 The ratio reported is torch's seconds per step over NumPy's: above 1, NumPy is the faster.
 
-**Where NumPy's time goes** (measured on 2 shared cores, one thread, CPU time per step: NumPy
-34 ms, torch 20 ms).  minitf's recurrent loops run one cell step at a time, forward and
-backward, as the lesson writes them: 480 small matrix products per training step (per cell
-step, x W_ih and h W_hh forward, and dx, dW_ih, dh, dW_hh backward; the output layer per
-decoder step), about half the time, and several dozen NumPy calls on (32, 128) arrays per cell step
-plus the Python around them, the other half.  torch's ``nn.LSTM`` multiplies every step's input
-by W_ih in one product before its loop, and its loop and autograd run in C++.  A NumPy
-rewrite that does the same (the input products and the weight gradients over all steps at
-once, the output layer over all steps at once) measured 29 ms: 17% faster, still 1.4x
-torch's time -- too little to trade the step-by-step code students read for it.
+**Where NumPy's time goes.**  The report also times :func:`matmul_floor_fn`: the step's matrix
+products alone, each in the cheapest arrangement NumPy allows (everything that does not wait
+for the previous step done once over all steps, as ``torch.nn.LSTM`` does; only h_{t-1} W_hh
+and its gradient step by step), with none of the gate arithmetic, loss or update.  On the
+machine this was written on (scipy-openblas SkylakeX kernel vs torch's MKL AVX512, one
+thread each) that floor alone, about 20 ms, is longer than torch's whole step, about 18 ms:
+no NumPy version of this step reaches the goal of 1.0 here, however its Python is arranged.
+minitf's recurrent loops therefore stay as the lesson writes them, one cell step at a time
+forward and backward (about 33 ms); batching the input products and weight gradients over
+time measured 17% faster, not worth trading the step-by-step code students read for.
+"""
 """
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ from .blas import BLAS_THREAD_VARS, numpy_blas, numpy_blas_threads, torch_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
 from .training import _median_times_in_blocks, reference_batch
 
-__all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "torch_step_fn",
-           "run_rnn_bench", "format_rnn_report"]
+__all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "matmul_floor_fn",
+           "torch_step_fn", "run_rnn_bench", "format_rnn_report"]
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, cell="lstm", embedding_size=64, hidden_size=128,
                  n_encoder_layers=1, n_decoder_layers=1, conditioning="init", bridge="identity", attention="none",
@@ -67,6 +68,33 @@ def numpy_step_fn(model: RNNSeq2Seq, batch):
         model.backward(dlogits, cache)
         opt.step(model.gradients())
         return loss
+
+    return step
+
+
+def matmul_floor_fn(cfg: RNNConfig, B: int, S: int, T: int, seed: int = 0):
+    """The matrix products of one LSTM encoder-decoder training step and nothing else, in the
+    cheapest arrangement NumPy allows: every product that does not wait for the previous
+    step done once over all steps (x W_ih; dX, dW_ih and dW_hh; the output layer and its two
+    gradients), and, per step, the two that must wait (h_{t-1} W_hh forward, dgates W_hh^T
+    backward).  No gate arithmetic, loss or update: a lower bound on any NumPy version of the
+    step at these sizes, whatever its code looks like.  Returns a function that runs them."""
+    rng = np.random.default_rng(seed)
+    E, H, V, dt = cfg.embedding_size, cfg.hidden_size, cfg.tgt_vocab_size, np.dtype(cfg.dtype)
+
+    def r(*shape):
+        return rng.standard_normal(shape).astype(dt)
+
+    W_ih, W_hh, W_U = r(E, 4 * H), r(H, 4 * H), r(H, V)
+    sides = [(r(B * L, E), r(B * L, 4 * H), r(B * L, H), L) for L in (S, T)]  # x, dgates, h_{t-1}: (B*L, .)
+    h, dgates, H_dec, dlogits = r(B, H), r(B, 4 * H), r(B * T, H), r(B * T, V)
+
+    def step():
+        for x, dG, h_prev, L in sides:  # the encoder, then the decoder
+            x @ W_ih, dG @ W_ih.T, x.T @ dG, h_prev.T @ dG  # (B*L, 4H), (B*L, E), (E, 4H), (H, 4H)
+            for _ in range(L):
+                h @ W_hh, dgates @ W_hh.T  # (B, 4H), (B, H): one step each way
+        H_dec @ W_U, dlogits @ W_U.T, H_dec.T @ dlogits  # (B*T, V), (B*T, H), (H, V)
 
     return step
 
@@ -147,7 +175,8 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
     product to share between threads, and on a machine with other work running, sharing it
     costs each side many times its single-thread time.
 
-    Returns ``numpy_s_per_step``, ``torch_s_per_step`` and ``ratio`` (torch / numpy; None
+    Returns ``numpy_s_per_step``, ``numpy_matmul_floor_s`` (:func:`matmul_floor_fn`, timed in
+    the same blocks), ``torch_s_per_step`` and ``ratio`` (torch / numpy; None
     without torch), ``first_loss`` of each (the same weights and batch: they agree),
     ``numpy_blas`` / ``torch_blas`` (library, kernel, threads, read from the libraries during
     the bench), and what it ran on: ``config``, ``batch``, ``threads``, ``load_average``
@@ -175,15 +204,18 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
             if torch is not None:
                 settings.callback(torch.set_num_threads, torch.get_num_threads())  # restored on the way out
                 torch.set_num_threads(threads)
-        steps = {"numpy": numpy_step_fn(RNNSeq2Seq(cfg), batch)}
+        steps = {"numpy": numpy_step_fn(RNNSeq2Seq(cfg), batch),
+                 "numpy_matmul_floor": matmul_floor_fn(cfg, **BATCH, seed=seed)}
         out["numpy_blas"] = numpy_blas()
         if torch is not None:
             out["torch_version"] = torch.__version__
             out["torch_blas"] = torch_blas(torch)
             steps["torch"] = torch_step_fn(RNNSeq2Seq(cfg), batch)
-        out["first_loss"] = {name: float(fn()) for name, fn in steps.items()}  # from the same weights
+        out["first_loss"] = {name: float(fn()) for name, fn in steps.items()
+                             if name != "numpy_matmul_floor"}  # from the same weights
         seconds = _median_times_in_blocks(steps, repeats, warmup, rounds)
     out["numpy_s_per_step"] = seconds["numpy"]
+    out["numpy_matmul_floor_s"] = seconds["numpy_matmul_floor"]
     if "torch" in seconds:
         out["torch_s_per_step"] = seconds["torch"]
         out["ratio"] = seconds["torch"] / seconds["numpy"]
@@ -206,7 +238,9 @@ def format_rnn_report(r: dict) -> str:
     lines = [f"LSTM encoder-decoder training step (forward + backward + AdamW), float32, E={c['embedding_size']} "
              f"H={c['hidden_size']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} V={c['tgt_vocab_size']} "
              f"B={b['B']} S={b['S']} T={b['T']}, no attention",
-             f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {_blas_line(r['numpy_blas'])}"]
+             f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {_blas_line(r['numpy_blas'])}",
+             f"  numpy's matrix products alone {r['numpy_matmul_floor_s'] * 1e3:.1f} ms/step (every product that can "
+             f"be batched over time batched; a floor for any NumPy version of the step)"]
     if r.get("torch_s_per_step"):
         lines += [f"  torch eager  {r['torch_s_per_step'] * 1e3:8.1f} ms/step   torch {r['torch_version']}: "
                   f"{_blas_line(r['torch_blas'])}",
