@@ -27,7 +27,6 @@ minitf's recurrent loops therefore stay as the lesson writes them, one cell step
 forward and backward (about 33 ms); batching the input products and weight gradients over
 time measured 17% faster, not worth trading the step-by-step code students read for.
 """
-"""
 from __future__ import annotations
 
 import os
