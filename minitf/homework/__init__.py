@@ -129,9 +129,10 @@ class Homework:
         lines = []
         for qid, q in questions.items():
             lines.append("#")
-            lines += textwrap.wrap(q["question"], 96, initial_indent=f"# {qid}  ", subsequent_indent="#        ")
+            lines += textwrap.wrap(q["question"], 96, initial_indent=f"# {qid}  ", subsequent_indent="#        ",
+                                   break_on_hyphens=False)
             for letter, option in q["options"].items():
-                lines += textwrap.wrap(option, 96, initial_indent=f"#        ({letter}) ",
+                lines += textwrap.wrap(option, 96, break_on_hyphens=False, initial_indent=f"#        ({letter}) ",
                                        subsequent_indent="#            ")
         lines += ["", "ANSWERS = {"] + [f'    "{qid}": None,' for qid in questions] + ["}"]
         return text.replace("# {questions}\n", "\n".join(lines) + "\n")

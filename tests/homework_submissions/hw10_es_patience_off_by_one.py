@@ -1,0 +1,16 @@
+"""Task 10.3: training stops when the count of evaluations without improvement EXCEEDS the
+patience (``wait > patience``): one evaluation too late."""
+import numpy as np
+
+
+def early_stopping(values, mode, patience, min_delta=0.0):
+    sign = 1.0 if mode == "min" else -1.0
+    best, best_index, wait = np.inf, 0, 0
+    for i, v in enumerate(sign * np.asarray(values, dtype=np.float64)):
+        if v < best - min_delta:
+            best, best_index, wait = v, i, 0
+        else:
+            wait += 1
+            if wait > patience:
+                return best_index, i
+    return best_index, len(values) - 1

@@ -1,0 +1,27 @@
+"""Homework 9 (Inference), the hidden test: task 9.6, the concept check, against the answer key.
+
+Instructor material, run by the grader in its own process next to the public tests
+(``minitf grade hw09 FILE --instructor tests/instructor``).  The key (``key.json`` beside
+this file) never reaches the student's process.  A wrong answer is told where to look in
+Lesson 9; the reasoning behind the right answer is shown once the answer is right, or for
+every answer once ``settings.explain_wrong_answers`` is set (after the deadline).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from minitf.homework import get_homework
+from minitf.homework.asserts import check_concept_answer
+
+HOMEWORK = "hw09"
+KEY = json.loads((Path(__file__).resolve().parent / "key.json").read_text(encoding="utf-8"))
+QUESTIONS = get_homework(HOMEWORK).questions
+
+
+@pytest.mark.hw09_task6
+@pytest.mark.parametrize("question", sorted(KEY["answers"]))
+def test_concept_check(submission, question, record_property):
+    check_concept_answer(submission, question, KEY, QUESTIONS, record_property)
