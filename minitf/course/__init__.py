@@ -24,6 +24,7 @@ lesson  experiments                                 figures
 4       :mod:`~minitf.course.lesson04`              :mod:`minitf.figures.lesson04`
 5       :mod:`~minitf.course.lesson05`              :mod:`minitf.figures.lesson05`
 6       :mod:`~minitf.course.lesson06`              :mod:`minitf.figures.lesson06`
+7       :mod:`~minitf.course.lesson07`              :mod:`minitf.figures.lesson07`
 8       :mod:`~minitf.course.lesson08` (set-up,     :mod:`minitf.figures.lesson08`
         reference run, sections 1-2), with
         :mod:`~minitf.course.lesson08_loss`
@@ -31,7 +32,15 @@ lesson  experiments                                 figures
         :mod:`~minitf.course.lesson08_gap`
         (section 5, the learned / config / state
         table), all re-exported by ``lesson08``
-9       :mod:`~minitf.course.lesson09`              :mod:`minitf.figures.lesson09`
+9       :mod:`~minitf.course.lesson09` (sections  :mod:`minitf.figures.lesson09`,
+        1-4), :mod:`~minitf.course.lesson09_copy`   :mod:`minitf.figures.lesson09_exposure`
+        (section 5) and
+        :mod:`~minitf.course.lesson09_exposure`
+        (section 6, its runs stored in
+        ``results/lesson09_exposure.json``)
+10      :mod:`~minitf.course.lesson10` (its sweep   :mod:`minitf.figures.lesson10`
+        and pretrained checkpoint stored in
+        ``results/``)
 ======  ==========================================  ============================================
 
 :mod:`~minitf.course.common` holds what every lesson needs: building a lesson's model and

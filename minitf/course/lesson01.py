@@ -50,13 +50,7 @@ call it H), E the embedding width, V vocabulary.
 """
 from __future__ import annotations
 
-import argparse
-import datetime
-import functools
-import json
 import math
-import os
-import platform
 import sys
 import time
 from dataclasses import dataclass
@@ -65,8 +59,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import __version__
-from ..bench.blas import numpy_blas_threads
 from ..checks import check_choice, check_int
 from ..data import IGNORE_INDEX
 from ..decoding import beam_search, decode_step, greedy_search, reorder_cache, start_decoding
@@ -77,6 +69,8 @@ from ..models.rnn_seq2seq import default_rnn_config
 from ..rnn import Recurrent, RNNConfig, ScheduledSampling, get_teacher_forcing_schedule
 from ..tasks import Task, get_task
 from ..training import History, TrainConfig, make_optimizer, sequence_metrics, train
+from . import stored
+from .stored import RESULTS_DIR, Stopwatch, one_blas_thread, provenance, write_results
 
 __all__ = [
     "MIN_LEN", "MAX_LEN", "N_SYMBOLS", "EVAL_PER_LENGTH", "EMBEDDING", "REFERENCE_WIDTH", "STEPS", "LONG_STEPS",
@@ -108,20 +102,9 @@ ATTENTION_FEEDS = {"additive": "input", "dot": "output", "general": "output"}
 feed it to the step's input; Luong et al. 2015 combine it with the new state)."""
 SCHEDULES = ("linear", "exponential", "inverse_sigmoid")
 FINAL_EPS = 0.5  # every teacher-forcing schedule of the sweep reaches eps = 0.5 at the last update
-RESULTS_PATH = Path(__file__).resolve().with_name("results") / "lesson01.json"
+RESULTS_PATH = RESULTS_DIR / "lesson01.json"
+COMMAND = "OPENBLAS_NUM_THREADS=1 python -m minitf.course.lesson01 --measure"
 CURVE_WINDOW = 25  # the stored loss curve: mean training loss over each 25 updates
-
-
-def one_blas_thread(fn):
-    """Decorator: run ``fn`` with NumPy's OpenBLAS on one thread (:func:`minitf.bench.blas.numpy_blas_threads`),
-    as the lesson's notebook does for its whole process.  With the lesson's small matrices one
-    thread is several times faster on a busy machine, a decode's time is one core's, and no
-    number changes."""
-    @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
-        with numpy_blas_threads(1):
-            return fn(*args, **kwargs)
-    return wrapped
 
 
 def lesson1_task(min_len: int = MIN_LEN, max_len: int = MAX_LEN) -> Task:
@@ -334,15 +317,6 @@ def _settings() -> dict:
             "widths": list(WIDTHS), "seeds": list(SEEDS), "curve_window": CURVE_WINDOW}
 
 
-def _dump(obj, indent: int = 0) -> str:
-    """JSON with one line per run (lists of numbers kept on one line): small diffs, readable."""
-    pad = " " * indent
-    if isinstance(obj, dict) and any(isinstance(v, (dict, list)) for v in obj.values()) and indent < 6:
-        items = [f'{pad} {json.dumps(k)}: {_dump(v, indent + 1).lstrip()}' for k, v in obj.items()]
-        return pad + "{\n" + ",\n".join(items) + "\n" + pad + "}"
-    return pad + json.dumps(obj)
-
-
 @one_blas_thread
 def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP, log=sys.stderr) -> dict:
     """Train every variant with every seed, and measure what the lesson stores: each run's
@@ -350,7 +324,7 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP,
     reversed (at initialisation and after training, seed 0) and the :func:`alignment` of the
     attention model (seed 0).  Writes ``path`` (None: nothing written) and returns the dict.
     Takes about 4 minutes of processor time (the file records it, and the wall time)."""
-    t0, c0 = time.perf_counter(), time.process_time()
+    clock = Stopwatch()
     runs: dict = {}
     for variant in variants:
         for seed in seeds:
@@ -371,11 +345,7 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP,
         "about": ("Lesson 1's stored sweep: copy task, LSTM encoder-decoders trained from scratch, every variant "
                   "with every seed; accuracies on 40 held-out pairs of each source length 3..12.  Written by "
                   "minitf.course.lesson01.measure."),
-        "command": "OPENBLAS_NUM_THREADS=1 python -m minitf.course.lesson01 --measure",
-        "minitf_version": __version__, "numpy_version": np.__version__, "python": platform.python_version(),
-        "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
-        "measured_on": datetime.date.today().isoformat(),
-        "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(time.process_time() - c0, 1),
+        **provenance(COMMAND), **clock.seconds(),
         "settings": _settings(),
         "lengths": list(range(MIN_LEN, MAX_LEN + 1)),
         "runs": runs,
@@ -386,26 +356,18 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP,
                       "weight_on_source_t": round(al.weight_on_source_t, 6), "positions": al.positions},
     }
     if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(_dump(results) + "\n")
+        write_results(path, results)
     return results
 
 
 def load_results(path: Path | str = RESULTS_PATH) -> dict:
     """The stored sweep (:func:`measure` wrote it)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no stored results; run OPENBLAS_NUM_THREADS=1 python -m "
-                                f"minitf.course.lesson01 --measure")
-    return json.loads(path.read_text())
+    return stored.load_results(path, COMMAND)
 
 
 def stored_runs(results: dict, variant: Variant | str) -> dict:
     """``{seed: run numbers}`` of one variant in ``results`` (seeds as ints)."""
-    name = variant.name if isinstance(variant, Variant) else variant
-    if name not in results["runs"]:
-        raise KeyError(f"variant: {name!r} is not in the stored results; they hold {sorted(results['runs'])}")
-    return {int(s): r for s, r in results["runs"][name].items()}
+    return stored.stored_runs(results, variant.name if isinstance(variant, Variant) else variant)
 
 
 def seed_mean(results: dict, variant: Variant | str, field: str = "free_running_token") -> tuple:
@@ -801,18 +763,8 @@ def alignment(run: Run) -> Alignment:
 
 # ---- the command -------------------------------------------------------------------------------------
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m minitf.course.lesson01",
-                                     description="Lesson 1's stored sweep (minitf/course/results/lesson01.json).")
-    parser.add_argument("--measure", action="store_true", help="train every variant with every seed; write the file")
-    parser.add_argument("--out", default=str(RESULTS_PATH), help="where to write it")
-    args = parser.parse_args(argv)
-    if not args.measure:
-        parser.print_help()
-        return 0
-    results = measure(args.out)
-    print(f"wrote {args.out}: {sum(len(v) for v in results['runs'].values())} runs in "
-          f"{results['wall_seconds']:.0f} s ({results['cpu_seconds']:.0f} s of processor time)")
-    return 0
+    return stored.measure_main(argv, module="minitf.course.lesson01", measure=measure, default_out=RESULTS_PATH,
+                               description="Lesson 1's stored sweep (minitf/course/results/lesson01.json).")
 
 
 if __name__ == "__main__":

@@ -32,8 +32,11 @@ FIGURE_MODULES: tuple[str, ...] = (
     "minitf.figures.lesson04",  # Lesson 4: cross-attention
     "minitf.figures.lesson05",  # Lesson 5: the block
     "minitf.figures.lesson06",  # Lesson 6: the whole encoder-decoder
+    "minitf.figures.lesson07",  # Lesson 7: pretraining objectives
     "minitf.figures.lesson08",  # Lesson 8: teacher forcing and the loss
     "minitf.figures.lesson09",  # Lesson 9: inference
+    "minitf.figures.lesson09_exposure",  # Lesson 9, section 6: exposure bias and scheduled sampling
+    "minitf.figures.lesson10",  # Lesson 10: fine-tuning on supervised pairs
     "minitf.figures.appendix_b",  # Appendix B: architecture comparison (course-wide: lesson=None)
 )
 """Modules whose import registers figures, in the order their figures are listed."""
