@@ -23,10 +23,11 @@ Saving is atomic: the file is written to a temporary file in the same directory,
 flushed and fsync'ed, then moved over ``path`` with ``os.replace``.  A crash or an
 error midway leaves the previous checkpoint untouched.
 
-:func:`load_model` rebuilds a trained encoder-decoder (or decoder-only model, or RNN
-encoder-decoder) and its tokenizer from the layout ``minitf train --save`` writes (the
-model's config under ``config["model"]``, which model under ``config["architecture"]``, the
-tokenizer under ``extra["tokenizer"]``).
+:func:`load_model` rebuilds a trained encoder-decoder (or decoder-only model, RNN
+encoder-decoder or pointer-generator) and its tokenizer from the layout ``minitf train
+--save`` writes (the model's config under ``config["model"]``, which model under
+``config["architecture"]``, the tokenizer under ``extra["tokenizer"]``); :func:`save_model`
+writes that layout for a model in hand.
 """
 from __future__ import annotations
 
@@ -45,11 +46,12 @@ from .config import ModelConfig
 from .data import CharTokenizer, WordTokenizer, tokenizer_from_dict
 from .models.decoder_only import DecoderOnly
 from .models.encoder_decoder import EncoderDecoder
+from .models.pointer_generator import PointerGenerator
 from .models.rnn_seq2seq import RNNSeq2Seq
 from .rnn.config import RNNConfig
 
 __all__ = ["FORMAT", "VERSION", "Checkpoint", "save_checkpoint", "load_checkpoint", "copy_params_into",
-           "load_model"]
+           "load_model", "save_model"]
 
 FORMAT = "minitf-checkpoint"
 VERSION = 2
@@ -298,22 +300,73 @@ def copy_params_into(target: Mapping[str, np.ndarray], loaded: Mapping[str, np.n
 
 
 # -- a trained encoder-decoder ------------------------------------------------------------------
-GENERATING_ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "rnn": RNNSeq2Seq}
+GENERATING_ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "rnn": RNNSeq2Seq,
+                            "pointer-generator": PointerGenerator}
 """What ``config["architecture"]`` may name for :func:`load_model` (absent: ``"encoder-decoder"``,
 as every checkpoint written before decoder-only models could generate)."""
 
 _CONFIG_CLASSES = {"rnn": RNNConfig}
 """The config class of an architecture not built from a ``ModelConfig``."""
 
+POINTER_GENERATOR = "pointer-generator"
+
+
+def pointer_generator_options(model: PointerGenerator) -> dict:
+    """What a :class:`~minitf.models.PointerGenerator` is built with besides its config, as
+    ``config["pointer_generator"]`` of its checkpoint holds it: ``coverage`` (bool),
+    ``src_to_tgt`` (list of int) and ``unk_id``."""
+    return {"coverage": model.coverage is not None, "src_to_tgt": model.src_to_tgt.tolist(), "unk_id": model.unk_id}
+
+
+def _pointer_generator(config: ModelConfig, options, where: str) -> PointerGenerator:
+    if not isinstance(options, dict) or set(options) != {"coverage", "src_to_tgt", "unk_id"}:
+        got = sorted(options) if isinstance(options, dict) else type(options).__name__
+        raise ValueError(f"{where}: expected config['pointer_generator'] with keys coverage, src_to_tgt and unk_id, "
+                         f"got {got}")
+    try:
+        return PointerGenerator(config, coverage=bool(options["coverage"]), src_to_tgt=options["src_to_tgt"],
+                                unk_id=options["unk_id"])
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{where}: incompatible pointer-generator options: {e}") from None
+
+
+def architecture_name(model) -> str:
+    """The ``config["architecture"]`` :func:`load_model` rebuilds ``model`` from."""
+    for name, cls in GENERATING_ARCHITECTURES.items():
+        if type(model) is cls:
+            return name
+    raise TypeError(f"model: expected one of {', '.join(c.__name__ for c in GENERATING_ARCHITECTURES.values())}, "
+                    f"got {type(model).__name__}")
+
+
+def save_model(path, model, tokenizer, *, train: dict | None = None,
+               optimizer_state: Mapping[str, np.ndarray] | None = None, extra: dict | None = None) -> None:
+    """Write ``model`` and ``tokenizer`` in the layout :func:`load_model` reads (that of
+    ``minitf train --save``).
+
+    ``train``: the training config's dict, stored as ``config["train"]``; ``extra``: more
+    JSON-ready entries for the checkpoint's extra (the tokenizer is added as ``"tokenizer"``).
+    A :class:`~minitf.models.PointerGenerator` also stores :func:`pointer_generator_options`.
+    """
+    config = {"architecture": architecture_name(model), "model": model.config.to_dict()}
+    if isinstance(model, PointerGenerator):
+        config["pointer_generator"] = pointer_generator_options(model)
+    if train is not None:
+        config["train"] = train
+    save_checkpoint(path, config=config, params=model.parameters(), optimizer_state=optimizer_state,
+                    extra={**(extra or {}), "tokenizer": tokenizer.to_dict()})
+
 
 def load_model(path) -> tuple[EncoderDecoder | DecoderOnly | RNNSeq2Seq, CharTokenizer | WordTokenizer]:
-    """Rebuild a trained encoder-decoder (or decoder-only model, or RNN encoder-decoder) and
-    its tokenizer from a ``minitf train --save`` checkpoint.
+    """Rebuild a trained encoder-decoder (or decoder-only model, RNN encoder-decoder or
+    pointer-generator) and its tokenizer from a ``minitf train --save`` checkpoint.
 
     The checkpoint's config holds ``ModelConfig.to_dict()`` under ``"model"`` and the
     model's kind under ``"architecture"`` (``"encoder-decoder"`` when absent, or
     ``"decoder-only"``: :func:`minitf.models.architecture_of` gives it); for ``"rnn"``, an
-    :class:`~minitf.models.RNNSeq2Seq`, ``"model"`` holds ``RNNConfig.to_dict()``.  Its extra holds the
+    :class:`~minitf.models.RNNSeq2Seq`, ``"model"`` holds ``RNNConfig.to_dict()``; for
+    ``"pointer-generator"``, ``config["pointer_generator"]`` holds the copy options
+    (:func:`pointer_generator_options`).  Its extra holds the
     tokenizer's ``to_dict()`` under ``"tokenizer"`` (and the task name under ``"task"``).
     The model is returned in eval mode.
 
@@ -351,7 +404,10 @@ def load_model(path) -> tuple[EncoderDecoder | DecoderOnly | RNNSeq2Seq, CharTok
         tokenizer = tokenizer_from_dict(extra["tokenizer"])  # its "type" picks the class
     except (TypeError, ValueError) as e:
         raise ValueError(f"{where}: cannot rebuild the tokenizer: {e}") from None
-    for name in ("src_vocab_size", "tgt_vocab_size"):
+    # a pointer-generator's output vocabulary may be smaller than its source's: the tokens
+    # beyond it are copied, and decoding maps them back to the source's ids (the tokenizer's)
+    sizes = ("src_vocab_size",) if architecture == POINTER_GENERATOR else ("src_vocab_size", "tgt_vocab_size")
+    for name in sizes:
         # equal, not merely large enough: a bigger model vocabulary could emit ids the
         # tokenizer cannot turn back into text
         if tokenizer.vocab_size != getattr(config, name):
@@ -360,7 +416,10 @@ def load_model(path) -> tuple[EncoderDecoder | DecoderOnly | RNNSeq2Seq, CharTok
     mismatch = config.special_id_mismatch(tokenizer)
     if mismatch:
         raise ValueError(f"{where}: {mismatch}")
-    model = GENERATING_ARCHITECTURES[architecture](config)
+    if architecture == POINTER_GENERATOR:
+        model = _pointer_generator(config, ckpt.config.get("pointer_generator"), where)
+    else:
+        model = GENERATING_ARCHITECTURES[architecture](config)
     copy_params_into(model.parameters(), ckpt.params, what=where)  # ValueError naming missing / mis-shaped
     model.eval()
     return model, tokenizer

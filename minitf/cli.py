@@ -9,7 +9,10 @@ import sys
 
 # command name -> (module, one-line help)
 COMMANDS = {
-    "train": ("minitf.commands.train", "train a small model on a toy task; print teacher-forced vs free-running results"),
+    "train": ("minitf.commands.train", "train a small model on a toy task, or pretrain one by denoising "
+                                       "(--objective); print teacher-forced vs free-running results"),
+    "finetune": ("minitf.commands.finetune", "fine-tune a pretrained checkpoint on a supervised task; print "
+                                             "teacher-forced vs free-running results"),
     "bench": ("minitf.commands.bench", "time a training step (or decoding, with --decode) in NumPy and, if installed, PyTorch"),
     "figures": ("minitf.commands.figures", "regenerate the course figures and the figure key"),
     "generate": ("minitf.commands.generate", "decode from a checkpoint: greedy, sampling or beam search"),

@@ -1,7 +1,9 @@
 """``minitf generate``: decode from a trained checkpoint (``minitf train --save FILE``): a
 transformer's, or an RNN encoder-decoder's (``minitf train --model rnn``); the decoders are the
 same for both (:mod:`minitf.decoding`), the RNN carrying its recurrent state where the
-transformer keeps its KV cache.
+transformer keeps its KV cache.  A pointer-generator's checkpoint
+(:func:`minitf.checkpoint.save_model`) is decoded over its extended vocabulary, and each
+copied id is printed as the source token it stands for.
 
     minitf generate --checkpoint run.npz --input "fbhad"                     # greedy
     minitf generate --checkpoint run.npz --input "fbhad" --beams 4 --num-return 3
@@ -73,11 +75,17 @@ def _source_ids(tokenizer, texts, max_len):
     import numpy as np
 
     rows = [tokenizer.encode(t) for t in texts]  # sources carry no special tokens (as in training)
+    words = tokenizer.separator == " "  # a WordTokenizer: one token per word
     for text, row in zip(texts, rows):
-        unknown = sorted({ch for ch, i in zip(text, row) if i == tokenizer.unk_id})
-        if unknown:
+        unknown = sorted({u for u, i in zip(text.split() if words else text, row) if i == tokenizer.unk_id})
+        if unknown and words:
+            print(f"minitf generate: warning: {text!r}: words outside the model's vocabulary read as <unk>: "
+                  f"{' '.join(unknown)!r}", file=sys.stderr)
+        elif unknown:
             print(f"minitf generate: warning: {text!r}: characters outside the model's alphabet "
                   f"{tokenizer.alphabet!r} read as <unk>: {''.join(unknown)!r}", file=sys.stderr)
+        if not row:
+            raise _UsageError(f"--input: expected at least one token, got {text!r}")
         if len(row) > max_len:
             raise _UsageError(f"--input: {text!r} has {len(row)} tokens; the model reads at most max_len={max_len}")
     S = max(len(r) for r in rows)
@@ -85,6 +93,19 @@ def _source_ids(tokenizer, texts, max_len):
     for b, row in enumerate(rows):
         ids[b, :len(row)] = row
     return ids
+
+
+def _from_extended(model, tokens, src_ids, unk_id: int):
+    """A pointer-generator's output ``tokens`` (extended ids) for the source ``src_ids`` (1, S)
+    -> (the tokenizer's ids, the number of source-only tokens copied).  A target-only token
+    (no source id) is shown as ``<unk>``."""
+    import numpy as np
+
+    ext = np.asarray(tokens, dtype=np.int64).reshape(1, -1)  # (1, L)
+    if ext.shape[1] == 0:
+        return [], 0
+    ids = model.from_extended(ext, model.extend_source(src_ids))[0]  # (L,)
+    return np.where(ids < 0, unk_id, ids).tolist(), int((ext >= model.config.tgt_vocab_size).sum())
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,7 +122,12 @@ def run(args: argparse.Namespace) -> int:
         if args.beams is not None and args.beams > V:
             # each beam keeps a distinct continuation: more beams than tokens buys nothing but memory
             raise _UsageError(f"--beams: expected at most the vocabulary size {V}, got {args.beams}")
-        from minitf.models import DecoderOnly
+        from minitf.models import DecoderOnly, PointerGenerator
+
+        pointer = isinstance(model, PointerGenerator)
+        if pointer and args.trace:
+            raise _UsageError("--trace: not available for a pointer-generator checkpoint (its steps rank extended "
+                              "ids the trace cannot print)")
 
         # a decoder-only model reads source, <bos> and at least one new token within max_len
         room = model.config.max_len - 2 if isinstance(model, DecoderOnly) else model.config.max_len
@@ -148,8 +174,12 @@ def run(args: argparse.Namespace) -> int:
         for r, h in enumerate(out.hypotheses(b), start=1):
             end = "ended with <eos>" if h.finished else "stopped at --max-len"
             score = f"score {h.score:.4f}, " if args.beams is not None else ""
-            print(f"  {r}. {tokenizer.decode(h.tokens)!r}  ({score}log-prob {h.log_prob:.4f}, "
-                  f"{len(h)} tokens, {end})")
+            tokens, copied = h.tokens, ""
+            if pointer:  # extended ids -> the source's: a copied id V + j is the j-th source-only token
+                tokens, n_copied = _from_extended(model, h.tokens, src_ids[b:b + 1], tokenizer.unk_id)
+                copied = f", {n_copied} copied from the source"
+            print(f"  {r}. {tokenizer.decode(tokens)!r}  ({score}log-prob {h.log_prob:.4f}, "
+                  f"{len(h)} tokens{copied}, {end})")
     if args.trace:
         print()
         print("trace (example b is input b + 1):")

@@ -1,6 +1,13 @@
 """``minitf train``: train a small encoder-decoder on a toy task, then print what it
 learned both ways -- teacher-forced and free-running -- and a few predictions.
 
+``--objective t5|bart`` pretrains instead (Lesson 7): the encoder-decoder learns to undo T5's
+span corruption or BART's noise on documents of the generated language
+(:class:`minitf.data.corpus.DenoisingTask`), and ``--save`` writes the checkpoint
+``minitf finetune --from`` (and :func:`minitf.pretraining.load_pretrained`) reads.  The
+task is then the denoising one: ``--task`` is refused.  ``--task tense`` trains the same
+model on the language's supervised task from scratch -- the baseline fine-tuning is compared with.
+
 ``--model`` picks the model: ``encoder-decoder``, the transformer (the default); ``rnn``,
 the RNN encoder-decoder of Lesson 1 (:class:`minitf.models.RNNSeq2Seq`); or ``decoder-only``,
 the transformer's decoder alone reading ``source <bos> target`` as one sequence
@@ -16,12 +23,18 @@ Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 
-TASK_NAMES = ("copy", "reverse", "sort", "addition", "dates")
+from .report import (CORPUS_TASK, HELD_OUT_EVAL_SIZE, TASK_NAMES, check_common, make_task, metrics, print_final,
+                     print_samples, usage_error, write_metrics)
+
+OBJECTIVES = ("t5", "bart")  # minitf.data.corpus.OBJECTIVES, without importing NumPy to build the parser
+DEFAULT_TASK = "reverse"
+DEFAULT_STEPS = 1200
+PRETRAIN_STEPS = 1000  # --objective; BART measured 80 s of CPU (one BLAS thread, 194 s wall on a busy
+#                        machine): well under 2 minutes on a quiet 2-core one (T5's short targets: 55 s)
 MODELS = ("encoder-decoder", "rnn", "decoder-only")
 TRANSFORMER, RNN, DECODER_ONLY = MODELS
 
@@ -45,8 +58,17 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=TRANSFORMER, choices=MODELS,
                    help="encoder-decoder: the transformer; rnn: the RNN encoder-decoder of Lesson 1; decoder-only: "
                         "the transformer's decoder alone, reading source <bos> target as one sequence")
-    p.add_argument("--task", default="reverse", choices=TASK_NAMES, help="toy task (default: reverse)")
-    p.add_argument("--steps", type=int, default=None, help="optimizer updates (default: 1200)")
+    p.add_argument("--task", default=None, choices=TASK_NAMES,
+                   help=f"toy task, or {CORPUS_TASK}: the generated language's past -> present sentences "
+                        f"(default: {DEFAULT_TASK}; not with --objective)")
+    p.add_argument("--objective", default=None, choices=OBJECTIVES,
+                   help="pretrain by denoising documents of the generated language: t5 (span corruption, the "
+                        "target the hidden spans) or bart (text infilling and sentence permutation, the target the "
+                        "whole document); the --save checkpoint is what `minitf finetune --from` reads; no "
+                        f"document holds a sentence of the evaluation set `minitf finetune --task {CORPUS_TASK}` "
+                        "uses with the same --seed (default: off, train on --task)")
+    p.add_argument("--steps", type=int, default=None,
+                   help=f"optimizer updates (default: {DEFAULT_STEPS}; with --objective {PRETRAIN_STEPS})")
     p.add_argument("--batch-size", type=int, default=None, help="examples per step (default: 64)")
     p.add_argument("--lr", type=float, default=None, help="peak learning rate (default: 2e-3)")
     p.add_argument("--layers", type=int, default=None,
@@ -113,8 +135,7 @@ def _flag_names(message: str, names=_FLAGS) -> str:
 
 
 def _usage_error(message: str) -> int:
-    print(f"minitf train: error: {message}", file=sys.stderr)
-    return 2
+    return usage_error("train", message)
 
 
 def _given(args, dest: str) -> bool:
@@ -136,15 +157,19 @@ def _check_args(args) -> str | None:
         for dest in SS_FLAGS:
             if _given(args, dest):
                 return f"{_flag(dest)}: only used with --model rnn or encoder-decoder, got --model {args.model}"
-    for flag, value, low in (("--steps", args.steps, 1), ("--batch-size", args.batch_size, 1),
-                             ("--eval-every", args.eval_every, 0), ("--seed", args.seed, 0),
-                             ("--samples", args.samples, 0), ("--d-model", args.d_model, 1),
-                             ("--heads", args.heads, 1), ("--layers", args.layers, 1), ("--hidden", args.hidden, 1)):
-        if value is not None and value < low:
-            kind = "a non-negative" if low == 0 else "a positive"
-            return f"{flag}: expected {kind} integer, got {value}"
-    if args.lr is not None and not (math.isfinite(args.lr) and args.lr > 0):
-        return f"--lr: expected a positive finite number, got {args.lr}"
+    if args.objective is not None:
+        if args.task is not None:
+            return (f"--task: --objective {args.objective} pretrains on the generated language's denoising task "
+                    f"(denoise-{args.objective}); expected no --task, got --task {args.task}")
+        if args.model != TRANSFORMER:
+            return f"--objective: only used with --model encoder-decoder, got --model {args.model}"
+    problem = check_common(args)
+    if problem:
+        return problem
+    for flag, value in (("--d-model", args.d_model), ("--heads", args.heads), ("--layers", args.layers),
+                        ("--hidden", args.hidden)):
+        if value is not None and value < 1:
+            return f"{flag}: expected a positive integer, got {value}"
     if args.model in SS_MODELS:
         if args.scheduled_sampling is None:
             given = [_flag(d) for d in ("ss_k", "ss_c", "ss_min", "ss_choice") if _given(args, d)]
@@ -216,7 +241,7 @@ def _build(args, task):
     from ..models.rnn_seq2seq import default_rnn_config
     from ..training import default_model_config
 
-    steps = args.steps or 1200
+    steps = _steps(args)
     if args.model == DECODER_ONLY:
         a = {k: v if getattr(args, k) is None else getattr(args, k) for k, v in TRANSFORMER_DEFAULTS.items()}
         try:  # one stack: --layers decoder blocks
@@ -259,24 +284,40 @@ def _build(args, task):
     return model, cfg, text, policy
 
 
+def _steps(args) -> int:
+    return args.steps or (PRETRAIN_STEPS if args.objective else DEFAULT_STEPS)
+
+
+def _task(args):
+    """The task to train on: the denoising task with --objective, else --task's."""
+    if args.objective is None:
+        return make_task(args.task or DEFAULT_TASK)
+    from ..data.corpus import DenoisingTask, TenseTask
+    from ..pretraining import held_out_sentences
+    from ..training import TrainConfig
+
+    # the sentences (both tenses) of the evaluation set `minitf finetune --seed S` will use
+    held_out = held_out_sentences(TenseTask(), TrainConfig(seed=args.seed, eval_size=HELD_OUT_EVAL_SIZE))
+    return DenoisingTask(args.objective, held_out=held_out)
+
+
 def run(args) -> int:
     import numpy as np
 
     from ..checkpoint import save_checkpoint
-    from ..tasks import get_task
     from ..training import TrainConfig, TrainingDiverged, eval_pairs, evaluate, make_optimizer, train
 
     problem = _check_args(args)
     if problem:
         return _usage_error(problem)
-    task = get_task(args.task)
+    task = _task(args)
     tok = task.tokenizer
     try:
         model, mcfg, description, policy = _build(args, task)
     except ValueError as e:
         return _usage_error(str(e))
     given = {name: getattr(args, name) for name in ("batch_size", "lr", "eval_every") if getattr(args, name) is not None}
-    tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=args.steps or 1200, **given)
+    tcfg = TrainConfig(seed=args.seed, progress=not args.no_progress, steps=_steps(args), **given)
     optimizer = make_optimizer(model.parameters(), tcfg)
     forcing = "teacher forcing"
     if policy is not None:
@@ -309,43 +350,21 @@ def run(args) -> int:
             return 1
         eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
         final = evaluate(model, task.batch(eval_set))
-    tokens_per_s = hist.tokens / hist.seconds
-    print(f"\ndone in {hist.seconds:.1f} s ({tokens_per_s:,.0f} target tokens/s); "
-          f"evaluation on {len(eval_set)} held-out examples (no training batch contained their sources):")
-    print(f"  {'':22s}{'teacher-forced':>16s}{'free-running':>16s}")
-    print(f"  {'token accuracy':22s}{final['teacher_forced_token_accuracy']:16.3f}"
-          f"{final['free_running_token_accuracy']:16.3f}")
-    print(f"  {'exact match':22s}{'-':>16s}{final['free_running_exact_match']:16.3f}")
-    print(f"  {'loss':22s}{final['teacher_forced_loss']:16.4f}{'-':>16s}")
-    if args.samples:
-        print("\nsamples (free-running):")
-        for (src, tgt), pred in list(zip(eval_set, final["predictions"]))[: args.samples]:
-            out = tok.decode(pred)
-            print(f"  {src:>14s} -> {out:<14s} target {tgt:<14s} {'ok' if out == tgt else 'WRONG'}")
-    metrics = {
-        "task": task.name,
-        "model": args.model,
-        "teacher_forced_loss": final["teacher_forced_loss"],
-        "teacher_forced_token_accuracy": final["teacher_forced_token_accuracy"],
-        "free_running_exact_match": final["free_running_exact_match"],
-        "free_running_token_accuracy": final["free_running_token_accuracy"],
-        "train_loss": hist.loss[-1],
-        "steps": tcfg.steps,
-        "seconds": hist.seconds,
-        "tokens_per_s": tokens_per_s,
-        "n_parameters": model.num_parameters(),
-        "history": hist.evals,
-    }
+    print_final(final, len(eval_set), hist)
+    print_samples(eval_set, final["predictions"], tok, args.samples)
     if args.metrics_out:
-        with open(args.metrics_out, "w") as f:
-            json.dump(metrics, f, indent=2)
-        print(f"\nmetrics written to {args.metrics_out}")
+        write_metrics(args.metrics_out, metrics(final, hist, task=task.name, model=args.model, steps=tcfg.steps,
+                                                n_parameters=model.num_parameters()))
     if args.save:
         config = {"architecture": args.model, "model": mcfg.to_dict(), "train": tcfg.to_dict()}
         if policy is not None:
             config["scheduled_sampling"] = {"schedule": policy.schedule.to_dict(), "choice": policy.choice,
                                             "steps_taken": policy.step}
+        extra = {"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config,
+                 "final_eval": hist.evals[-1]}
+        if args.objective:  # which evaluation set pretraining kept out of its documents
+            extra["held_out"] = {"task": CORPUS_TASK, "seed": args.seed, "eval_size": HELD_OUT_EVAL_SIZE}
         save_checkpoint(args.save, config=config, params=model.parameters(), optimizer_state=optimizer.state_dict(),
-                        extra={"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config})
+                        extra=extra)
         print(f"checkpoint written to {os.path.abspath(args.save)}")
     return 0
