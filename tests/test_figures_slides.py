@@ -7,11 +7,17 @@ included).  So a text of size s points is projected at s * 13.3 / W points, and 
 annotations and titles alike.  Sub- and superscripts of mathtext are drawn smaller
 (matplotlib shrinks each script level by 0.7) and are measured at that size.
 
-:func:`slide_legibility` measures one registered figure; the parametrised test holds the
-figures converted to the bar (Lessons 1 and 5 are added by their authors).
+The whole figure must also fit on the slide: a 16:9 slide 13.3 inches wide is 7.48 inches
+high, so a figure H inches high is shown at most at ``min(13.3 / W, 7.48 / H)`` of its size,
+and its smallest text must still be 14 pt there.  For a figure that needs the full width to
+reach 14 pt this is the same as an aspect ratio W / H of at least 16 / 9.
+
+:func:`slide_legibility` measures one registered figure; the parametrised tests hold the
+figures converted to the bar.
 """
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -22,6 +28,8 @@ from minitf.figures import registry, render
 
 SLIDE_WIDTH = 13.3
 """Inches: the width of a 16:9 slide (PowerPoint's and Keynote's widescreen default)."""
+SLIDE_HEIGHT = SLIDE_WIDTH * 9 / 16
+"""Inches: the height of that slide, 7.48."""
 MIN_PROJECTED_PT = 14.0
 """The smallest text size, in points, a room reads from the back on a projected slide."""
 SCRIPT_SHRINK = 0.7
@@ -34,11 +42,19 @@ SLIDE_FIGURES = (
     "l02_scaling", "l02_heads",
     "l03_mask", "l03_before_after",
     "l04_alignment", "l04_shares",
+    "l05_block", "l05_depth", "l05_prepost", "l05_positions",
     "l06_data_flow", "l06_budget",
     "l08_shift", "l08_gradient_journey", "l08_exposure_gap",
     "l09_kv_caches", "l09_beam_tree", "l09_decode_cost",
+    "ab_data_flows",
 )
 """The figures held to the bar."""
+
+TALLER_THAN_THE_SLIDE = {
+    "l09_kv_caches",
+}
+"""Figures legible at full width but too tall for a 16:9 slide at a size where their text is
+still 14 pt; to be redrawn by their owners (strict xfail: a redrawn figure must leave the set)."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +72,21 @@ class Legibility:
         """The smallest text's size on a slide that shows the figure at full width."""
         return self.min_pt * SLIDE_WIDTH / self.width_in
 
+    @property
+    def aspect(self) -> float:
+        """W / H of the saved file (16 / 9 = 1.78 fills a widescreen slide)."""
+        return self.width_in / self.height_in
+
+    @property
+    def fitted_pt(self) -> float:
+        """The smallest text's size when the whole figure is on a 16:9 slide: scaled to the
+        slide's width, or to its height if that is the tighter bound."""
+        return self.min_pt * min(SLIDE_WIDTH / self.width_in, SLIDE_HEIGHT / self.height_in)
+
     def __str__(self) -> str:
-        return (f"{self.name}: W = {self.width_in:.2f} in, smallest text {self.min_pt:.1f} pt "
-                f"({self.smallest!r}) -> {self.projected_pt:.1f} pt projected")
+        return (f"{self.name}: W x H = {self.width_in:.2f} x {self.height_in:.2f} in (aspect {self.aspect:.2f}), "
+                f"smallest text {self.min_pt:.1f} pt ({self.smallest!r}) -> {self.projected_pt:.1f} pt "
+                f"projected at full width, {self.fitted_pt:.1f} pt fitted on a 16:9 slide")
 
 
 def _png_size(png: bytes) -> tuple[int, int]:
@@ -105,6 +133,7 @@ def _visible_texts(fig):
         yield t
 
 
+@functools.lru_cache(maxsize=None)
 def slide_legibility(name: str, seed: int = 0) -> Legibility:
     """Render the registered figure ``name`` as the course saves it and measure it.
 
@@ -148,12 +177,25 @@ def test_the_measurement_sees_small_text_and_scripts(monkeypatch):
         ax.text(0.2, 0.6, "invisible", fontsize=2, visible=False)
         return fig
 
-    m = slide_legibility("test_slide_small")
+    m = slide_legibility.__wrapped__("test_slide_small")
     assert m.smallest == "tiny" and m.min_pt == 9
     # the saved file is cropped to what is drawn: the axes' 9.6 inches, the tick labels, the padding
     assert 9.7 < m.width_in < 10.6
     assert m.projected_pt < MIN_PROJECTED_PT
     assert _script_depth("y$_{<t}$") == 1 and _script_depth("$x^{a_b}$") == 2 and _script_depth("$5") == 0
+
+    @registry.register("test_slide_tall", lesson=8, title="14 pt at full width, but taller than 16:9")
+    def tall(seed: int = 0):
+        fig = new_figure(12.5, 9.0)
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_axis_off()
+        ax.text(0.0, 0.0, "bottom", fontsize=14)
+        ax.text(0.9, 0.97, "top", fontsize=14)
+        return fig
+
+    m = slide_legibility.__wrapped__("test_slide_tall")
+    assert m.projected_pt >= MIN_PROJECTED_PT  # legible at full width...
+    assert m.aspect < 16 / 9 and m.fitted_pt < MIN_PROJECTED_PT  # ...but then it spills off the slide
 
 
 # ---- the figures -------------------------------------------------------------------------------------
@@ -161,6 +203,14 @@ def test_the_measurement_sees_small_text_and_scripts(monkeypatch):
 def test_figure_text_is_at_least_14pt_on_a_slide(name):
     m = slide_legibility(name)
     assert m.projected_pt >= MIN_PROJECTED_PT, str(m)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="taller than a 16:9 slide at 14 pt; to redraw"))
+    if n in TALLER_THAN_THE_SLIDE else n for n in SLIDE_FIGURES])
+def test_figure_fits_a_16_9_slide_with_text_at_least_14pt(name):
+    m = slide_legibility(name)
+    assert m.fitted_pt >= MIN_PROJECTED_PT, str(m)
 
 
 def test_beam_tree_caption_matches_the_boxes_drawn():
@@ -196,6 +246,7 @@ def test_beam_tree_caption_matches_the_boxes_drawn():
 
 def test_the_slide_figures_are_registered():
     assert set(SLIDE_FIGURES) <= set(registry.names())
+    assert TALLER_THAN_THE_SLIDE <= set(SLIDE_FIGURES)
 
 
 if __name__ == "__main__":  # python tests/test_figures_slides.py [NAME ...]: print the measurements

@@ -295,48 +295,51 @@ def key_figure(seed: int = 0):
     groups: dict[str, list[Meaning]] = {}
     for m in KEY.values():
         groups.setdefault(m.group, []).append(m)
-    n_rows = len(KEY) + len(groups) + 3  # meanings, group headings, neutrals heading + row, footnote
+    # one row per meaning and per group heading, then the title, the neutrals and the footnote
+    n_rows = 1 + len(groups) + len(KEY) + 2
 
-    row_h = 0.34  # inches per row
-    fig = new_figure(8.8, row_h * n_rows + 0.6)
+    # inches, narrower than a 16:9 slide and no taller: text of 14 pt is at least 14 pt projected
+    row_h = 0.385
+    fig_w, fig_h = 11.4, row_h * n_rows + 0.15
+    fig = new_figure(fig_w, fig_h)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
-    ax.set_xlim(0, 10)
-    ax.set_ylim(n_rows + 0.6, -1.0)  # row i at y = i, top to bottom
-    # sizes for a slide: the smallest text is 14 pt when the key is shown 13.3 inches wide
-    label_pt, text_pt = 11, 10
-    ax.text(0.1, -0.45, "Figure key", fontsize=14, fontweight="bold", va="center")
-    ax.text(2.1, -0.45, "one meaning per colour, line style, marker and hatch, in every figure",
+    ax.set_xlim(0, fig_w)
+    ax.set_ylim(fig_h, 0)  # y in inches from the top
+    text_pt = 14
+    x_swatch, x_line, x_label, x_text = 0.1, 0.8, 1.7, 4.45
+    y = row_h / 2 + 0.05
+    ax.text(0.05, y, "Figure key", fontsize=text_pt + 4, fontweight="bold", va="center")
+    ax.text(2.3, y, "one meaning per colour, line style, marker and hatch, in every figure",
             fontsize=text_pt, style="italic", va="center")
-
-    y = 0.45
+    y += row_h
     for group, meanings in groups.items():
-        ax.text(0.1, y, group.upper(), fontsize=text_pt, fontweight="bold", va="center")
-        y += 1
+        ax.text(0.05, y, group.upper(), fontsize=text_pt, fontweight="bold", va="center")
+        y += row_h
         for m in meanings:
             # swatch: the fill as figures draw it (tint, full-colour edge and hatch)
-            ax.add_patch(Rectangle((0.15, y - 0.32), 0.55, 0.64, linewidth=1.2, **m.fill()))
+            ax.add_patch(Rectangle((x_swatch, y - 0.13), 0.55, 0.26, linewidth=1.2, **m.fill()))
             # line sample: colour, line style and marker
             if m.hatch is not None:  # an area meaning: the swatch says it all
                 pass
             elif m.name == "gradient":  # gradients are drawn as arrows
-                ax.add_patch(FancyArrowPatch((1.75, y), (0.95, y), arrowstyle="-|>", mutation_scale=12,
-                                             linewidth=2.0, **m.arrow()))
+                ax.add_patch(FancyArrowPatch((x_line + 0.7, y), (x_line, y), arrowstyle="-|>", mutation_scale=14,
+                                             linewidth=2.2, **m.arrow()))
             else:
-                ax.add_line(Line2D([0.95, 1.75], [y, y], linewidth=2.0, markevery=[1], markersize=7,
+                ax.add_line(Line2D([x_line, x_line + 0.7], [y, y], linewidth=2.2, markevery=[1], markersize=8,
                                    **m.line()))
-            ax.text(2.0, y, m.label, fontsize=label_pt, fontweight="bold", va="center")
-            ax.text(4.7, y, m.description, fontsize=text_pt, va="center")
-            y += 1
-    ax.text(0.1, y, "NEUTRAL (NO MEANING)", fontsize=text_pt, fontweight="bold", va="center")
-    y += 1
-    x = 0.15
+            ax.text(x_label, y, m.label, fontsize=text_pt, fontweight="bold", va="center")
+            ax.text(x_text, y, m.description, fontsize=text_pt, va="center")
+            y += row_h
+    ax.text(0.05, y, "NEUTRAL (NO MEANING)", fontsize=text_pt, fontweight="bold", va="center")
+    x = 3.25
     for name, color in NEUTRAL.items():
-        ax.add_patch(Rectangle((x, y - 0.32), 0.55, 0.64, facecolor=color, edgecolor=NEUTRAL["ink"],
-                               linewidth=0.6))
-        ax.text(x + 0.75, y, {"ink": "ink: text, axes", "paper": "paper: background",
-                              "rule": "rule: grid, borders"}[name], fontsize=text_pt, va="center")
-        x += 3.0
-    ax.text(0.1, y + 1, "Fills are tints (translucent) of the colour, edge and hatch in the full colour; "
+        ax.add_patch(Rectangle((x, y - 0.13), 0.55, 0.26, facecolor=color, edgecolor=NEUTRAL["ink"],
+                               linewidth=0.8))
+        ax.text(x + 0.7, y, {"ink": "ink: text, axes", "paper": "paper: background",
+                             "rule": "rule: grid, borders"}[name], fontsize=text_pt, va="center")
+        x += 2.75
+    y += row_h
+    ax.text(0.05, y, "Fills are tints (translucent) of the colour, edge and hatch in the full colour; "
             "a tint keeps its meaning.", fontsize=text_pt, style="italic", va="center")
     return fig

@@ -38,8 +38,10 @@ __all__ = ["encoder_decoder", "widths", "reversal", "bottleneck", "alignment_hea
 PT = 12
 """Points: the smallest text of every figure here but ``l01_alignment``.  None is saved wider
 than 11.2 inches, so each text is at least 14 pt on a 13.3-inch slide
-(:func:`minitf.figures.draw.slide_pt`); ``l01_alignment`` is 6 inches wide, and its 8.5 pt
-project larger still."""
+(:func:`minitf.figures.draw.slide_pt`)."""
+PT_WIDE = 14
+"""Points: the smallest text of ``l01_alignment``, which is about 13 inches wide and under 7.48
+high (the heat map beside its explanation): 14 pt there is 14 pt on a 16:9 slide."""
 
 
 def _seeds_note(results) -> str:
@@ -302,8 +304,8 @@ def alignment_heatmap(seed: int = 0):
     """The additive attention weights of the trained d = 64 model (seed 0 of the sweep) on the
     first held-out source of 12 letters, teacher-forced: row t is the decoder step that
     predicts target symbol t, column j the source symbol j.  Circles mark the copy
-    alignment (target t is source t); the title gives how often the largest weight falls
-    there over all 400 held-out pairs.  ``seed`` is accepted for the registry's signature;
+    alignment (target t is source t); the text beside the map gives how often the largest
+    weight falls there over all 400 held-out pairs.  ``seed`` is accepted for the registry's signature;
     the figure draws the stored sweep."""
     from .draw import new_figure
 
@@ -313,24 +315,35 @@ def alignment_heatmap(seed: int = 0):
     src = al["source"]
     n = len(src)
     ca, gt, ink = KEY["cross_attention"], KEY["ground_truth"], NEUTRAL["ink"]
-    fig = new_figure(6.4, 6.0)
-    ax = fig.add_axes((0.14, 0.1, 0.66, 0.7))
+    # inches: the heat map on the left, what it shows on the right, so that the figure is as wide
+    # as a 16:9 slide and its 14 pt text stays 14 pt there
+    cell = 0.4
+    left, bottom, hw, hh = 1.45, 0.75, cell * n, cell * (n + 1)
+    fig_w, fig_h = 12.9, bottom + hh + 0.75
+    fig = new_figure(fig_w, fig_h)
+    ax = fig.add_axes((left / fig_w, bottom / fig_h, hw / fig_w, hh / fig_h))
     image = ax.imshow(W, cmap=ca.cmap(), vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
-    ax.plot(np.arange(n), np.arange(n), linestyle="none", marker="o", markersize=10, markerfacecolor="none",
-            markeredgecolor=gt.color, markeredgewidth=1.5, label="copy alignment: target t is source t")
+    ax.plot(np.arange(n), np.arange(n), linestyle="none", marker="o", markersize=16, markerfacecolor="none",
+            markeredgecolor=gt.color, markeredgewidth=2.0, label="copy alignment:\ntarget t is source t")
     ax.set_xticks(range(n), list(src))
     ax.set_yticks(range(n + 1), list(src) + ["<eos>"])
-    ax.tick_params(length=0, labelsize=9)
-    ax.set_xlabel("source symbol j (the encoder state h_j)")
-    ax.set_ylabel("decoder step t (the symbol it predicts)")
-    cax = fig.add_axes((0.83, 0.1, 0.03, 0.7))
+    ax.tick_params(length=0, labelsize=PT_WIDE)
+    ax.set_xlabel("source symbol j (the encoder state h_j)", fontsize=PT_WIDE)
+    ax.set_ylabel("decoder step t\n(the symbol it predicts)", fontsize=PT_WIDE)
+    cax = fig.add_axes(((left + hw + 0.2) / fig_w, bottom / fig_h, 0.18 / fig_w, hh / fig_h))
     bar = fig.colorbar(image, cax=cax)
-    bar.set_label("attention weight", fontsize=9)
-    bar.ax.tick_params(labelsize=8.5)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.1), fontsize=8.5, frameon=False)
-    fig.text(0.02, 0.975, "Additive attention of the trained model (d = 64)", fontsize=11.5, fontweight="bold",
-             va="top", color=ink)
-    fig.text(0.02, 0.925, f"seed {al['seed']}; largest weight on source t at {al['argmax_match']:.1%} of "
-             f"{al['positions']} target positions (400 held-out pairs);\nmean weight there "
-             f"{al['weight_on_source_t']:.2f}", fontsize=9, va="top", color=ink)
+    bar.set_label("attention weight", fontsize=PT_WIDE)
+    bar.set_ticks([0.0, 0.25, 0.5, 0.75, 1.0])
+    bar.ax.tick_params(labelsize=PT_WIDE)
+    fig.text(0.05 / fig_w, 1.0 - 0.05 / fig_h, "Additive attention of the trained model (d = 64)",
+             fontsize=PT_WIDE + 2, fontweight="bold", va="top", color=ink)
+    x_text = (left + hw + 1.55) / fig_w  # right of the colour bar and its label
+    ax.legend(loc="upper left", bbox_to_anchor=(x_text, (bottom + hh) / fig_h), bbox_transform=fig.transFigure,
+              fontsize=PT_WIDE, frameon=False, borderaxespad=0.0, handletextpad=0.5)
+    fig.text(x_text, (bottom + hh - 1.1) / fig_h,
+             f"the largest weight is on source t\nat {al['argmax_match']:.1%} of {al['positions']} target positions\n"
+             f"(400 held-out pairs);\nmean weight there {al['weight_on_source_t']:.2f}\n\n"
+             f"the heat map: the first held-out\nsource of {n} letters, teacher-forced;\n"
+             f"seed {al['seed']} of the sweep",
+             fontsize=PT_WIDE, va="top", color=ink, linespacing=1.35)
     return fig

@@ -27,8 +27,8 @@ __all__ = ["scaling", "heads"]
 
 
 PT = 12.5
-"""Points: the smallest text of this module's figures (at most 11.8 inches wide, so at least
-14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+"""Points: the smallest text of ``l02_scaling`` (at most 11.8 inches wide, so at least 14 pt on a
+13.3-inch slide, :func:`minitf.figures.draw.slide_pt`); ``l02_heads``, 13 inches wide, uses 14."""
 TITLE_PT = 13.5
 
 
@@ -103,34 +103,34 @@ def heads(seed: int = 0):
 
     run = lesson2_run(seed)
     patterns = head_patterns(run)
-    H = len(patterns[ATTENTIONS[0]])
-    fig_w, fig_h = 11.0, 10.6
+    pt = 14  # drawn 13 inches wide: at least 14 pt on a 13.3-inch slide
+    fig_w, fig_h = 13.0, 7.0
     fig = new_figure(fig_w, fig_h)
-    fig.text(0.01, 0.995, "What each head attends to: mean weights on 200 held-out pairs", fontsize=14,
+    fig.text(0.005, 0.997, "What each head attends to: mean weights on 200 held-out pairs", fontsize=pt + 2,
              fontweight="bold", va="top")
-    fig.text(0.01, 0.965, "reverse task, 8 letters; one encoder and one decoder block, H = 4 heads\n"
+    fig.text(0.005, 0.94, "reverse task, 8 letters; one encoder and one decoder block, H = 4 heads\n"
              "head h: o \u2192 w  is the offset o the head prefers and its mean weight w there;\n"
              "offset = key \u2212 query (self-attention), key \u2212 (7 \u2212 t), the source position the "
-             "reversal reads (cross)", fontsize=PT, va="top", linespacing=1.35)
-    left, gap = 0.075, 0.03
-    width = (0.99 - left - (H - 1) * gap) / H
-    height, pitch = 0.17, 0.29
+             "reversal reads (cross)", fontsize=pt, va="top", linespacing=1.3)
+    # in inches: a label column, then H maps; a row is a title, a map and its tick labels
+    left, map_w, gap = 2.5, 2.3, 0.4
+    map_h, pitch, top = 1.22, 1.83, 5.36
     for row, name in enumerate(ATTENTIONS):
         cmap = KEY[_CMAP[name]].cmap()
-        bottom = 0.6 - row * pitch
-        fig.text(0.01, bottom + height + 0.045, name, fontsize=TITLE_PT + 0.5, fontweight="bold", va="bottom",
-                 color=KEY[_CMAP[name]].color)
+        bottom = top - map_h - row * pitch
+        fig.text(0.05 / fig_w, (bottom + map_h / 2) / fig_h, name.replace(" ", "\n", 1), fontsize=pt + 1,
+                 fontweight="bold", va="center", color=KEY[_CMAP[name]].color, linespacing=1.2)
         for h, p in enumerate(patterns[name]):
-            ax = fig.add_axes((left + h * (width + gap), bottom, width, height))
+            ax = fig.add_axes(((left + h * (map_w + gap)) / fig_w, bottom / fig_h, map_w / fig_w, map_h / fig_h))
             ax.imshow(p.mean_map, cmap=cmap, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
-            ax.set_title(f"head {h}:  {p.offset:+d} \u2192 {p.offset_share:.2f}", fontsize=PT, pad=5)
+            ax.set_title(f"head {h}:  {p.offset:+d} \u2192 {p.offset_share:.2f}", fontsize=pt, pad=4)
             T, S = p.mean_map.shape
-            ax.set_xticks(range(S))
-            ax.set_yticks(range(T), [str(t) for t in range(T)] if h == 0 else [])
-            ax.tick_params(length=2)
+            ax.set_xticks(range(0, S, 2))
+            ax.set_yticks(range(0, T, 2), [str(t) for t in range(0, T, 2)] if h == 0 else [])
+            ax.tick_params(length=2, pad=2)
             if h == 0:
-                ax.set_ylabel("query")
+                ax.set_ylabel("query", labelpad=2)
             if row == len(ATTENTIONS) - 1:
-                ax.set_xlabel("key position")
-            slide_axes(ax, PT)
+                ax.set_xlabel("key position", labelpad=1)
+            slide_axes(ax, pt)
     return fig

@@ -28,18 +28,20 @@ from .registry import register
 __all__ = ["alignment", "shares"]
 
 PT = 12
-"""Points: the smallest text of ``l04_shares`` (at most 11.4 inches wide, so at least 14 pt on
-a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`); ``l04_alignment`` is narrow enough
-(6.7 inches) for its 8 pt."""
+"""Points: the smallest text of ``l04_shares``, at most 11.4 inches wide and 6.4 high, so at
+least 14 pt on a 16:9 slide 13.3 inches wide (:func:`minitf.figures.draw.slide_pt`)."""
+PT_WIDE = 14
+"""Points: the smallest text of ``l04_alignment``, whose four panels in a row make it about 13
+inches wide (and under 7.48 high): 14 pt there is 14 pt on the slide."""
 
 
 @register("l04_alignment", lesson=4, title="What the decoder looks at: cross-attention against the known alignment")
 def alignment(seed: int = 0):
     """Cross-attention weights of the lesson's trained model on one held-out source, one
-    panel per decoder block (rows) and head (columns): row t is the decoder position that
-    predicts target token t, column s the source character s.  Circles mark the known
-    alignment (target t reads source n-1-t); each panel's title gives how often the most
-    attended source position is that one, over the 200 held-out pairs."""
+    panel per decoder block and head, side by side (block 1's heads, then block 2's): row t
+    is the decoder position that predicts target token t, column s the source character s.
+    Circles mark the known alignment (target t reads source n-1-t); each panel's title gives
+    how often the most attended source position is that one, over the 200 held-out pairs."""
     from .draw import new_figure
 
     run = lesson4_run(seed)
@@ -48,38 +50,48 @@ def alignment(seed: int = 0):
     L, H, T, S = ex.weights.shape
     ca, gt, ink = KEY["cross_attention"], KEY["ground_truth"], NEUTRAL["ink"]
     rows = list(ex.target) + ["eos"]  # what position t predicts
-    fig = new_figure(3.0 * H + 1.2, 3.0 * L + 1.0)
-    left, bottom, w, h, gap_x, gap_y = 0.09, 0.07, 0.80 / H - 0.07, 0.82 / L - 0.09, 0.08, 0.12
+    # inches: the panels in one row, so the figure is as wide as a 16:9 slide and not taller
+    cell = 2.45 / S  # square cells, each panel 2.45 inches wide
+    pw, ph = cell * S, cell * T
+    left, bottom, gap_head, gap_block = 1.05, 0.75, 0.25, 0.65
+    fig_w, fig_h = left + L * H * pw + L * (H - 1) * gap_head + (L - 1) * gap_block + 1.35, bottom + ph + 1.8
+    fig = new_figure(fig_w, fig_h)
     image = None
+    x0 = left
     for l in range(L):
         for head in range(H):
-            x0 = left + head * (w + gap_x)
-            y0 = bottom + (L - 1 - l) * (h + gap_y)
-            ax = fig.add_axes((x0, y0, w, h))
+            ax = fig.add_axes((x0 / fig_w, bottom / fig_h, pw / fig_w, ph / fig_h))
             image = ax.imshow(ex.weights[l, head], cmap=ca.cmap(), vmin=0.0, vmax=1.0, aspect="auto",
                               interpolation="nearest")
             t = np.arange(len(ex.expected))
-            ax.plot(ex.expected, t, linestyle="none", marker="o", markersize=9, markerfacecolor="none",
-                    markeredgecolor=gt.color, markeredgewidth=1.6,
+            ax.plot(ex.expected, t, linestyle="none", marker="o", markersize=11, markerfacecolor="none",
+                    markeredgecolor=gt.color, markeredgewidth=1.8,
                     label="known alignment" if (l, head) == (0, 0) else "_")
             ax.set_xticks(range(S), list(ex.source))
-            ax.set_yticks(range(T), rows)
-            ax.tick_params(length=0, labelsize=8.5)
-            ax.set_title(f"decoder block {l + 1}, head {head + 1}\nargmax = n\u22121\u2212t at "
-                         f"{scores.argmax_match[l, head]:.0%} of {scores.positions}",
-                         fontsize=9, color=ink)
+            ax.set_yticks(range(T), rows if head == 0 else [])
+            ax.tick_params(length=0, labelsize=PT_WIDE)
+            ax.set_title(f"head {head + 1}: {scores.argmax_match[l, head]:.0%}", fontsize=PT_WIDE, color=ink)
             if head == 0:
-                ax.set_ylabel("target position t (token it predicts)", fontsize=8.5)
-            if l == L - 1:
-                ax.set_xlabel("source position s", fontsize=8.5)
-    cax = fig.add_axes((left + H * w + (H - 1) * gap_x + 0.03, bottom, 0.018, L * h + (L - 1) * gap_y))
+                ax.text(0.0 if H == 1 else (pw + gap_head / 2) / pw, 1.0 + 0.5 / ph, f"decoder block {l + 1}",
+                        transform=ax.transAxes, ha="left" if H == 1 else "center", va="bottom",
+                        fontsize=PT_WIDE + 1, fontweight="bold", color=ink)
+            if (l, head) == (0, 0):
+                ax.set_ylabel("target position t\n(the token it predicts)", fontsize=PT_WIDE)
+            ax.set_xlabel("source position s", fontsize=PT_WIDE)
+            x0 += pw + (gap_head if head + 1 < H else gap_block)
+    x0 += 0.15 - gap_block
+    cax = fig.add_axes((x0 / fig_w, bottom / fig_h, 0.15 / fig_w, ph / fig_h))
     bar = fig.colorbar(image, cax=cax)
-    bar.set_label("cross-attention weight", fontsize=8.5)
-    bar.ax.tick_params(labelsize=8)
-    fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.985), frameon=False, fontsize=9, ncol=2,
-               handles=fig.axes[0].get_legend_handles_labels()[0],
+    bar.set_label("weight", fontsize=PT_WIDE)
+    bar.set_ticks([0.0, 0.5, 1.0])
+    bar.ax.tick_params(labelsize=PT_WIDE)
+    top = fig_h - 0.1
+    fig.legend(loc="upper left", bbox_to_anchor=(0.05 / fig_w, top / fig_h), frameon=False, fontsize=PT_WIDE,
+               handles=fig.axes[0].get_legend_handles_labels()[0], borderaxespad=0.0, handletextpad=0.4,
                labels=[f"known alignment (reverse: target t reads source n\u22121\u2212t); "
                        f"source \u201c{ex.source}\u201d \u2192 \u201c{ex.target}\u201d"])
+    fig.text(0.1 / fig_w, (top - 0.5) / fig_h, f"head k: x% = how often its most attended source position is "
+             f"n\u22121\u2212t, over {scores.positions} target positions", fontsize=PT_WIDE, va="top", color=ink)
     return fig
 
 
@@ -108,10 +120,12 @@ def shares(seed: int = 0):
     tints = [0.3 + 0.7 * l / max(1, L - 1) for l in range(L)]  # block 1 light ... last block solid
     top = float(total.max()) * 1.12
     bottom = min(0.0, float(np.where(parts < 0, parts, 0.0).sum(0).min()) * 1.4)
-    fig = new_figure(10.8, 7.0)
+    fig_w, fig_h = 10.8, 6.3  # inches: 16:9 at a size where PT is still 14 pt on the slide
+    fig = new_figure(fig_w, fig_h)
     x = np.arange(S)
     for b, (src, tgt) in enumerate(pairs):
-        ax = fig.add_axes((0.08 + (b % 2) * 0.48, 0.09 + (1 - b // 2) * 0.43, 0.415, 0.31))
+        # 2 x 2 panels, each 1.9 inches high: room above for the legend, below for the labels
+        ax = fig.add_axes((0.08 + (b % 2) * 0.48, (0.65 + (1 - b // 2) * 2.65) / fig_h, 0.415, 1.9 / fig_h))
         n = len(src)
         if n < S:
             ax.axvspan(n - 0.5, S - 0.5, **pad.fill(), linewidth=0.8)

@@ -37,13 +37,14 @@ budget figure's second parameter panel (counted by the formula, not built)."""
 
 
 PT = 12
-"""Points: the smallest text of this module's figures (at most 11.4 inches wide, so at least
-14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+"""Points: the smallest text of ``l06_budget`` (at most 11.4 inches wide and 6.4 high, so at least
+14 pt on a 16:9 slide 13.3 inches wide, :func:`minitf.figures.draw.slide_pt`); ``l06_data_flow``,
+13 inches wide, uses 14."""
 TITLE_PT = 13.5
 
 
 # ---- the data flow -----------------------------------------------------------------------------------
-def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=PT, bold_first=True):
+def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=PT, bold_first=True, line=0.37):
     """A rounded box centred at (x, y) filled with ``meaning``'s tint, ``lines`` of text in it."""
     from matplotlib.patches import FancyBboxPatch
 
@@ -53,7 +54,7 @@ def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=PT, bold_first=True):
                                 linewidth=1.1, **style))
     n = len(lines)
     for i, text in enumerate(lines):
-        ax.text(x, y + (n - 1) / 2 * 0.37 - i * 0.37, text, ha="center", va="center", fontsize=fontsize,
+        ax.text(x, y + (n - 1) / 2 * line - i * line, text, ha="center", va="center", fontsize=fontsize,
                 color=NEUTRAL["ink"], fontweight="bold" if (i == 0 and bold_first) else "normal")
 
 
@@ -61,8 +62,8 @@ def _arrow(ax, start, end, meaning=None, text=None, text_xy=None, **kw):
     from matplotlib.patches import FancyArrowPatch
 
     style = {"color": NEUTRAL["ink"]} if meaning is None else KEY[meaning].arrow()
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, shrinkA=0, shrinkB=0,
-                                 **{"linewidth": 1.3, **style, **kw}))
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", shrinkA=0, shrinkB=0,
+                                 **{"linewidth": 1.3, "mutation_scale": 12, **style, **kw}))
     if text:
         ax.text(*text_xy, text, ha="left", va="center", fontsize=PT, color=NEUTRAL["ink"])
 
@@ -73,8 +74,6 @@ def data_flow(seed: int = 0):
     source ids into H_enc, the decoder (right) turns its input ids and H_enc into logits.
     Every shape is printed twice, in the course's letters and in numbers, and the numbers
     are read from the caches of one live forward pass on the lesson's three dates."""
-    from matplotlib.patches import Patch
-
     from .draw import new_figure
 
     task = lesson6_task()
@@ -90,72 +89,100 @@ def data_flow(seed: int = 0):
                 return f"{r.letters} = {r.shape}"
         raise KeyError(name_start)
 
-    fig = new_figure(11.0, 10.6)
-    ax = fig.add_axes((0.0, 0.0, 1.0, 0.915))
-    ax.set_xlim(0, 11)
-    ax.set_ylim(0, 12.6)
+    pt = 14  # drawn 13 inches wide: at least 14 pt on a 13.3-inch slide
+    fig_w, fig_h = 13.0, 7.05
+    fig = new_figure(fig_w, fig_h)
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    ax.set_xlim(0, fig_w)  # one unit = one inch
+    ax.set_ylim(0, fig_h)
     ax.axis("off")
-    xe, xd, we, wd = 2.45, 8.4, 4.5, 4.7
+    line_h, pad, gap = 0.262, 0.08, 0.22  # a text line, a box's inner margin, the space between boxes
+
+    def column(x, w, y, items):
+        """Stack boxes upward from y at centre x; ``items``: (meaning, tint, lines) or a frame
+        ("frame", meaning, label, label_side, items).  Returns {first line: (bottom, top)}."""
+        where = {}
+        for item in items:
+            if item[0] == "frame":
+                _, meaning, label, side, inner = item
+                lo = y
+                where.update(column(x, w - 0.3, y + 0.12, inner))
+                y = max(t for _, t in where.values()) + 0.12
+                if side == "top":
+                    y += 0.34
+                    ax.text(x - w / 2 + 0.08, y - 0.2, label, ha="left", va="center", fontsize=pt,
+                            fontweight="bold", color=KEY[meaning].color)
+                else:  # along the right edge
+                    ax.text(x + w / 2 + 0.08, (lo + y) / 2, label, ha="left", va="center", rotation=90,
+                            fontsize=pt, fontweight="bold", color=KEY[meaning].color)
+                _box(ax, x, (lo + y) / 2, w, y - lo, meaning, 0.06, [""])
+                where[label] = (lo, y)
+            else:
+                meaning, tint, lines = item
+                h = len(lines) * line_h + 2 * pad
+                _box(ax, x, y + h / 2, w, h, meaning, tint, lines, fontsize=pt, line=line_h, bold_first=len(lines) > 1)
+                where[lines[0]] = (y, y + h)
+                y += h
+            y += gap
+        return where
+
+    def arrows(x, where, names, meaning):
+        for a, b in zip(names, names[1:]):
+            _arrow(ax, (x, where[a][1]), (x, where[b][0] + (0.12 if b.startswith(("encoder b", "decoder b")) else 0)),
+                   meaning, mutation_scale=16, linewidth=1.6)
+
     src_text = task.tokenizer.decode([int(i) for i in batch.input_ids[0]])
-    # ---- encoder (left) ----
-    _box(ax, xe, 0.75, we, 0.95, "encoder", 0.12,
-         ["source ids", f"{shape('encoder', 'source ids')}   e.g. \u201c{src_text}\u201d"])
-    _box(ax, xe, 2.2, we, 0.95, "encoder", 0.12,
-         ["embedding W_E[ids] \u00b7 \u221aD + positions", f"x {shape('encoder', 'x', 1)}"])
-    enc_lo, enc_hi = 3.05, 6.65
-    _box(ax, xe, (enc_lo + enc_hi) / 2, we + 0.3, enc_hi - enc_lo, "encoder", 0.06, [""])
-    ax.text(xe - we / 2 - 0.05, enc_hi - 0.24, f"encoder block \u00d7 L_enc = {c.n_encoder_layers}", ha="left",
-            va="center", fontsize=PT + 0.5, fontweight="bold", color=KEY["encoder"].color)
-    _box(ax, xe, 4.05, we - 0.3, 1.3, "encoder", 0.3,
-         ["self-attention (source padding mask)", f"Q, K, V {shape('encoder', 'Q', 1)}",
-          f"A {shape('encoder', 'A', 1)}"])
-    _box(ax, xe, 5.6, we - 0.3, 0.95, "encoder", 0.3,
-         ["feed-forward", f"hidden {shape('encoder', 'relu', 1)}"])
-    _box(ax, xe, 7.55, we, 0.95, "encoder", 0.45,
-         ["final LayerNorm \u2192 H_enc", shape("encoder", "H_enc")])
-    for y0, y1 in ((1.225, 1.725), (2.675, 3.4), (4.7, 5.125), (6.075, 7.075)):
-        _arrow(ax, (xe, y0), (xe, y1), "encoder")
-    # ---- decoder (right) ----
     tgt_ids = [int(i) for i in batch.decoder_input_ids[0]]
     dec_text = "<bos>" + task.tokenizer.decode(tgt_ids[1:])
-    _box(ax, xd, 0.75, wd, 0.95, "decoder", 0.12,
-         ["decoder input ids (labels shifted right)", f"{shape('decoder', 'decoder input ids')}   "
-                                                      f"e.g. \u201c{dec_text}\u201d"])
-    _box(ax, xd, 2.2, wd, 0.95, "decoder", 0.12,
-         ["embedding W_E[ids] \u00b7 \u221aD + positions", f"x {shape('decoder', 'x', 1)}"])
-    dec_lo, dec_hi = 3.05, 9.0
-    _box(ax, xd, (dec_lo + dec_hi) / 2, wd + 0.3, dec_hi - dec_lo, "decoder", 0.06, [""])
-    ax.text(xd - wd / 2 - 0.05, dec_hi - 0.24, f"decoder block \u00d7 L_dec = {c.n_decoder_layers}", ha="left",
-            va="center", fontsize=PT + 0.5, fontweight="bold", color=KEY["decoder"].color)
-    _box(ax, xd, 4.05, wd - 0.3, 1.3, "decoder", 0.3,
-         ["causal self-attention", f"Q, K, V {shape('decoder', 'Q', 1, 'causal self-attention')}",
-          f"A {shape('decoder', 'A', 1, 'causal self-attention')}"])
-    _box(ax, xd, 6.0, wd - 0.3, 1.65, "cross_attention", 0.3,
-         ["cross-attention (source padding mask)", f"Q {shape('decoder', 'Q', 1, 'cross-attention')}",
-          f"K, V {shape('decoder', 'K', 1, 'cross-attention')}",
-          f"A {shape('decoder', 'A', 1, 'cross-attention')}"])
-    _box(ax, xd, 7.95, wd - 0.3, 0.95, "decoder", 0.3,
-         ["feed-forward", f"hidden {shape('decoder', 'relu', 1)}"])
-    _box(ax, xd, 9.9, wd, 0.95, "decoder", 0.45, ["final LayerNorm \u2192 H_dec", shape("decoder", "H_dec")])
-    _box(ax, xd, 11.55, wd, 1.3, "decoder", 0.7,
-         ["output head: logits = H_dec W_U", f"W_U {shape('head', 'W_U')}", f"logits {shape('head', 'logits')}"])
-    for y0, y1 in ((1.225, 1.725), (2.675, 3.4), (4.7, 5.175), (6.825, 7.475), (8.425, 9.425),
-                   (10.375, 10.9)):
-        _arrow(ax, (xd, y0), (xd, y1), "decoder")
+    xe, we, xd, wd = 3.1, 6.1, 9.65, 6.1
+    enc_block = f"encoder block \u00d7 L_enc = {c.n_encoder_layers}"
+    dec_block = f"decoder block \u00d7 L_dec = {c.n_decoder_layers}"
+    enc = column(xe, we, 0.05, [
+        ("encoder", 0.12, ["source ids", f"{shape('encoder', 'source ids')}   e.g. \u201c{src_text}\u201d"]),
+        ("encoder", 0.12, [f"embedding W_E[ids] \u00b7 \u221aD + positions:  x {shape('encoder', 'x', 1)}"]),
+        ("frame", "encoder", enc_block, "top", [
+            ("encoder", 0.3, ["self-attention (source padding mask)", f"Q, K, V {shape('encoder', 'Q', 1)}",
+                              f"A {shape('encoder', 'A', 1)}"]),
+            ("encoder", 0.3, [f"feed-forward:  hidden {shape('encoder', 'relu', 1)}"])]),
+        ("encoder", 0.45, [f"final LayerNorm \u2192 H_enc {shape('encoder', 'H_enc')}"]),
+    ])
+    dec = column(xd, wd, 0.05, [
+        ("decoder", 0.12, ["decoder input ids (labels shifted right)",
+                           f"{shape('decoder', 'decoder input ids')}   e.g. \u201c{dec_text}\u201d"]),
+        ("decoder", 0.12, [f"embedding W_E[ids] \u00b7 \u221aD + positions:  x {shape('decoder', 'x', 1)}"]),
+        ("frame", "decoder", dec_block, "right", [
+            ("decoder", 0.3, ["causal self-attention", f"Q, K, V {shape('decoder', 'Q', 1, 'causal self-attention')}",
+                              f"A {shape('decoder', 'A', 1, 'causal self-attention')}"]),
+            ("cross_attention", 0.3, ["cross-attention (source padding mask)",
+                                      f"Q {shape('decoder', 'Q', 1, 'cross-attention')}",
+                                      f"K, V {shape('decoder', 'K', 1, 'cross-attention')}",
+                                      f"A {shape('decoder', 'A', 1, 'cross-attention')}"]),
+            ("decoder", 0.3, [f"feed-forward:  hidden {shape('decoder', 'relu', 1)}"])]),
+        ("decoder", 0.45, [f"final LayerNorm \u2192 H_dec {shape('decoder', 'H_dec')}"]),
+        ("decoder", 0.7, ["output head: logits = H_dec W_U",
+                          f"W_U {shape('head', 'W_U')}     logits {shape('head', 'logits')}"]),
+    ])
+    e_names = list(enc)
+    arrows(xe, enc, [e_names[0], e_names[1], enc_block, e_names[-1]], "encoder")
+    arrows(xe, enc, e_names[2:4], "encoder")
+    d_names = list(dec)
+    arrows(xd, dec, [d_names[0], d_names[1], dec_block, d_names[-2], d_names[-1]], "decoder")
+    arrows(xd, dec, d_names[2:5], "decoder")
     # ---- H_enc into every cross-attention ----
-    _arrow(ax, (xe + we / 2, 7.55), (xd - (wd - 0.3) / 2, 6.0), "cross_attention", linewidth=1.8)
-    ax.text(xe - we / 2, 8.3, "H_enc (B, S, D) is the input of the\nkeys and values of every decoder\n"
-            "block's cross-attention \u2192", ha="left", va="bottom", fontsize=PT, color=NEUTRAL["ink"],
-            linespacing=1.3)
-    ax.legend(handles=[Patch(linewidth=1.1, label=KEY[m].label, **KEY[m].fill(0.3))
-                       for m in ("encoder", "decoder", "cross_attention")],
-              loc="upper left", bbox_to_anchor=(0.0, 1.0), frameon=False, fontsize=PT)
+    h_lo, h_hi = enc[e_names[-1]]
+    c_lo, c_hi = dec["cross-attention (source padding mask)"]
+    _arrow(ax, (xe + we / 2, (h_lo + h_hi) / 2), (xd - (wd - 0.3) / 2, (c_lo + c_hi) / 2), "cross_attention",
+           mutation_scale=18, linewidth=2.2)
+    ax.text(xe - we / 2, h_hi + 0.15, "H_enc (B, S, D) is the input of the keys and\nvalues of every "
+            "decoder block's cross-attention \u2192", ha="left", va="bottom", fontsize=pt,
+            color=NEUTRAL["ink"], linespacing=1.3)
+    ax.text(xe - we / 2, h_hi + 0.95, "each block: a residual connection around every\nsub-layer, pre-LN; "
+            "later blocks have the shapes\nof block 1", ha="left", va="bottom", fontsize=pt,
+            color=NEUTRAL["ink"], linespacing=1.3)
     letters = ", ".join(f"{k} = {v}" for k, v in d.items())
-    fig.text(0.005, 0.998, f"One teacher-forced forward pass of the lesson's model on {d['B']} dates",
-             ha="left", va="top", fontsize=14, fontweight="bold", color=NEUTRAL["ink"])
-    fig.text(0.005, 0.962, letters, ha="left", va="top", fontsize=PT, color=NEUTRAL["ink"])
-    fig.text(0.005, 0.935, "each block: a residual connection around every sub-layer, pre-LN; "
-             "later blocks have the shapes of block 1", ha="left", va="top", fontsize=PT, color=NEUTRAL["ink"])
+    ax.text(0.02, fig_h - 0.03, f"One teacher-forced forward pass of the lesson's model on {d['B']} dates",
+            ha="left", va="top", fontsize=pt + 2, fontweight="bold", color=NEUTRAL["ink"])
+    ax.text(0.02, fig_h - 0.43, letters, ha="left", va="top", fontsize=pt, color=NEUTRAL["ink"])
     return fig
 
 
@@ -216,10 +243,12 @@ def budget(seed: int = 0):
     from .draw import new_figure, slide_axes
 
     config = lesson6_model_config(seed=seed)
-    fig = new_figure(11.0, 8.9)
+    fig_w, fig_h = 11.0, 6.4  # inches: 16:9 at a size where PT is still 14 pt on the slide
+    fig = new_figure(fig_w, fig_h)
     names = [v[0] for v in VARIANTS]
     left, right, width = 0.08, 0.585, 0.39
-    top_row, bottom_row, height = 0.53, 0.125, 0.27
+    # 2 x 2 panels 1.7 inches high: the legend above, two-line titles on top, three-line shapes below
+    top_row, bottom_row, height = 3.3 / fig_h, 0.87 / fig_h, 1.7 / fig_h
     # ---- parameters, the lesson's model ----
     ax = fig.add_axes((left, top_row, width, height))
     cols = [_parameter_segments(config.replace(share_embeddings=s, tie_output=t)) for _, s, t in VARIANTS]
@@ -256,7 +285,7 @@ def budget(seed: int = 0):
     ax = fig.add_axes((left, bottom_row, width, height))
     _stacked(ax, range(len(labels)), flops, 1e6, lambda v: f"{v:.0f}M")
     ax.set_xticks(range(len(labels)), labels)
-    ax.set_ylabel("millions (matrix products)")
+    ax.set_ylabel("millions\n(matrix products)")
     ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
     ax.set_title("Forward FLOPs as B, S, T double", fontsize=TITLE_PT)
     slide_axes(ax, PT)
@@ -282,5 +311,5 @@ def budget(seed: int = 0):
     handles = [Patch(linewidth=0.7, label=labels.get(seg, seg), **KEY[meaning].fill(tint))
                for seg in order for meaning, tint in [_SEGMENT_STYLE[seg]]]
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), ncol=2, frameon=False, fontsize=PT,
-               columnspacing=2.0)
+               columnspacing=2.0, borderaxespad=0.0, labelspacing=0.3)
     return fig

@@ -27,7 +27,9 @@ _EXAMPLE = ("a", "cat", "sat", "down")
 
 PT = 12.5
 """Points: the smallest text of this module's figures (at most 11.8 inches wide, so at least
-14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`)."""
+14 pt on a 13.3-inch slide, :func:`minitf.figures.draw.slide_pt`; ``l08_exposure_gap`` is also
+at most 6.68 inches high, so that it fits a 16:9 slide at that size); ``l08_gradient_journey``,
+13 inches wide, uses 14."""
 TITLE_PT = 14
 
 
@@ -157,8 +159,7 @@ def gradient_journey(seed: int = 0):
     batch, :func:`minitf.course.lesson08.gradient_journey`).  Right: each decoder block's share
     of dL/dH_enc, their sum, and what is left of it with cross-attention switched off.
     """
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Ellipse, Patch
+    from matplotlib.patches import Ellipse
 
     from .draw import new_figure, slide_axes
 
@@ -172,82 +173,90 @@ def gradient_journey(seed: int = 0):
     L_dec, L_enc = len(run.model.decoder_layers), len(run.model.encoder_layers)
     enc, dec, cross, loss = KEY["encoder"], KEY["decoder"], KEY["cross_attention"], KEY["loss"]
 
-    fig_w, fig_h, ax_h = 11.2, 10.4, 0.59
+    pt = 14  # drawn 13 inches wide: at least 14 pt on a 13.3-inch slide
+    fig_w, fig_h = 13.0, 7.1
     fig = new_figure(fig_w, fig_h)
-    ax = fig.add_axes((0.0, 0.33, 1.0, ax_h))
+    ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
     ax.set_axis_off()
-    ax.set_xlim(0, 10)
-    ax.set_ylim(0.95, 9.6)
-    stretch = (fig_w / 10) / (fig_h * ax_h / 8.65)  # inches per x unit over inches per y unit
-    fig.text(0.01, 0.992, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source embedding",
-             fontsize=TITLE_PT, fontweight="bold", va="top")
-    fig.text(0.01, 0.962, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} steps, "
-             f"batch of {batch.batch_size}", fontsize=PT, style="italic", va="top")
+    ax.set_xlim(0, fig_w)  # one unit = one inch
+    ax.set_ylim(0, fig_h)
+    ax.text(0.03, fig_h - 0.03, "The gradient's journey: from p\u0302 \u2212 y at the head down to the source "
+            "embedding", fontsize=pt + 2, fontweight="bold", va="top")
+    ax.text(0.03, fig_h - 0.43, f"gradient norms of one backward pass, lesson model after {run.train_config.steps} "
+            f"steps, batch of {batch.batch_size}", fontsize=pt, style="italic", va="top")
 
     def fmt(x):
         return f"{x:#.2g}"
 
-    # decoder column (right), top to bottom in the order backward visits it
-    xd, wd = 7.75, 4.3
-    xc, wc = xd - wd / 2 + 1.1, 2.2  # each block's cross-attention, drawn at its left
-    xb, wb = xd + wd / 2 - 1.0, 2.0  # the rest of the block
-    y_loss, y_head = 9.05, 7.65
-    block_y = np.linspace(6.05, 6.05 - 1.65 * (L_dec - 1), L_dec)  # last block (top) first
-    _box(ax, xd, y_loss, wd, 0.95, loss, "loss: cross-entropy",
-         f"\u2016\u2202L/\u2202z\u2016 = \u2016p\u0302 \u2212 y\u2016 / n = {fmt(norms['loss'])}")
-    _box(ax, xd, y_head, wd, 0.95, dec, "output head W_U", f"\u2016\u2202L/\u2202W_U\u2016 = {fmt(norms['head'])}")
-    _grad_arrow(ax, (xd, y_loss - 0.48), (xd, y_head + 0.48))
-    _grad_arrow(ax, (xb, y_head - 0.48), (xb, block_y[0] + 0.6))
-    ax.text(xb - 0.15, (y_head + block_y[0]) / 2 + 0.02, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
-            ha="right", va="center", fontsize=PT)
+    def box(x, y, w, h, meaning, title, value):
+        _box(ax, x, y, w, h, meaning, title, value, fontsize=pt + 0.5)
+
+    # rows, top to bottom in the order backward visits them
+    bh, pitch = 0.78, 1.08  # box height, row pitch
+    y_loss, y_head = 5.95, 5.95 - pitch
+    block_y = y_head - 0.35 - pitch * (1 + np.arange(max(L_dec, L_enc + 1)))
+    # decoder column (right of the diagram): each block with its cross-attention at its left
+    xc, wc = 5.05, 2.6
+    xb, wb = 7.5, 2.1
+    xd, wd = (xc - wc / 2 + xb + wb / 2) / 2, (xb + wb / 2) - (xc - wc / 2)
+    box(xd, y_loss, wd, bh, loss, "loss: cross-entropy",
+        f"\u2016\u2202L/\u2202z\u2016 = \u2016p\u0302 \u2212 y\u2016 / n = {fmt(norms['loss'])}")
+    box(xb, y_head, wb, bh, dec, "output head W_U", f"\u2016\u2202L/\u2202W_U\u2016 = {fmt(norms['head'])}")
+    _grad_arrow(ax, (xb, y_loss - bh / 2), (xb, y_head + bh / 2))
+    _grad_arrow(ax, (xb, y_head - bh / 2), (xb, block_y[0] + bh / 2))
+    ax.text(xb - 0.12, (y_head + block_y[0]) / 2, f"\u2016\u2202L/\u2202H_dec\u2016 = {fmt(norms['H_dec'])}",
+            ha="right", va="center", fontsize=pt)
 
     # encoder column (left)
-    xe, we = 1.5, 2.8
-    y_henc = 7.65
-    enc_y = np.linspace(6.05, 6.05 - 1.65 * (L_enc - 1), L_enc)  # last block (top) first
-    y_emb = enc_y[-1] - 1.65
-    _box(ax, xe, y_henc, we, 0.95, enc, "encoder output H_enc",
-         f"\u2016\u2202L/\u2202H_enc\u2016 = {fmt(norms['H_enc'])}")
+    xe, we = 1.35, 2.6
+    y_henc = y_head
+    box(xe, y_henc, we, bh, enc, "encoder output H_enc", f"\u2016\u2202L/\u2202H_enc\u2016 = {fmt(norms['H_enc'])}")
     for i, l in enumerate(reversed(range(L_enc))):
-        _box(ax, xe, enc_y[i], we, 1.2, enc, f"encoder block {l + 1}",
-             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'encoder.{l}'])}")
-    _box(ax, xe, y_emb, we, 0.95, enc, "source embedding",
-         f"\u2016\u2202L/\u2202W_E\u2016 = {fmt(norms['src_embed'])}")
-    tops = [y_henc - 0.48] + [y - 0.6 for y in enc_y]
-    bottoms = [y + 0.6 for y in enc_y] + [y_emb + 0.48]
-    for a, b in zip(tops, bottoms):
-        _grad_arrow(ax, (xe, a), (xe, b))
+        box(xe, block_y[i], we, bh, enc, f"encoder block {l + 1}",
+            f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'encoder.{l}'])}")
+    y_emb = block_y[L_enc]
+    box(xe, y_emb, we, bh, enc, "source embedding", f"\u2016\u2202L/\u2202W_E\u2016 = {fmt(norms['src_embed'])}")
+    stops = [y_henc] + list(block_y[:L_enc]) + [y_emb]
+    for a, b in zip(stops, stops[1:]):
+        _grad_arrow(ax, (xe, a - bh / 2), (xe, b + bh / 2))
 
     # the shares meet in a sum, which is all H_enc receives
-    sx, sy, r = 3.85, y_henc, 0.3  # a circle: r in x units, r * stretch in y units
-    ax.add_patch(Ellipse((sx, sy), 2 * r, 2 * r * stretch, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"],
-                         linewidth=1.0))
-    ax.text(sx, sy, "+", ha="center", va="center", fontsize=18)
+    sx, sy, r = 3.25, y_henc, 0.24
+    ax.add_patch(Ellipse((sx, sy), 2 * r, 2 * r, facecolor=NEUTRAL["paper"], edgecolor=NEUTRAL["ink"],
+                         linewidth=1.2))
+    ax.text(sx, sy, "+", ha="center", va="center", fontsize=pt + 4)
     _grad_arrow(ax, (sx - r, sy), (xe + we / 2, sy))
-    ax.text(sx, sy + r * stretch + 0.1, "sum", ha="center", va="bottom", fontsize=PT, style="italic")
+    ax.text(sx, sy + r + 0.06, "sum", ha="center", va="bottom", fontsize=pt, style="italic")
 
     # decoder blocks, each with its cross-attention and its share of dL/dH_enc
     for i, l in enumerate(reversed(range(L_dec))):
         y = block_y[i]
-        _box(ax, xb, y, wb, 1.2, dec, f"decoder block {l + 1}",
-             f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'decoder.{l}'])}", fontsize=PT)
-        _box(ax, xc, y, wc, 1.2, cross, "cross-attn W_K, W_V",
-             f"\u2016\u2202L/\u2202W\u2016 = {fmt(norms[f'decoder.{l}.cross_kv'])}", fontsize=PT)
+        box(xb, y, wb, bh, dec, f"decoder block {l + 1}",
+            f"\u2016\u2202L/\u2202\u03b8\u2016 = {fmt(norms[f'decoder.{l}'])}")
+        # three lines: the weights' gradient, and the share it hands to H_enc
+        _box(ax, xc, y, wc, 1.0, cross, "", "", fontsize=pt + 0.5)
+        ax.text(xc, y + 0.27, "cross-attn W_K, W_V", ha="center", va="center", fontsize=pt + 0.5,
+                fontweight="bold")
+        ax.text(xc, y, f"\u2016\u2202L/\u2202W\u2016 = {fmt(norms[f'decoder.{l}.cross_kv'])}", ha="center",
+                va="center", fontsize=pt)
+        ax.text(xc, y - 0.27, f"share {l + 1} \u2192 H_enc: {fmt(norms[f'decoder.{l}.share'])}", ha="center",
+                va="center", fontsize=pt)
         if i + 1 < L_dec:
-            _grad_arrow(ax, (xb, y - 0.6), (xb, block_y[i + 1] + 0.6))
+            _grad_arrow(ax, (xb, y - bh / 2), (xb, block_y[i + 1] + bh / 2))
         # this block's share travels back through W_K^c, W_V^c into the sum
         start = np.array([xc - wc / 2, y])
         end = np.array([sx, sy])
         d = start - end
-        end = end + d / np.hypot(d[0] / r, d[1] / (r * stretch))  # stop at the circle
-        _grad_arrow(ax, tuple(start), tuple(end), width=1.4)
-        ax.text(start[0] - 0.08, y - 0.2, f"share {l + 1}\n{fmt(norms[f'decoder.{l}.share'])}", ha="right",
-                va="top", fontsize=PT, linespacing=1.2)
-    ax.text(0.1, 1.25, "\u03b8: all of a block's weights.  Arrows: the backward pass, gradient norms "
-            "measured where they arrive.", ha="left", va="top", fontsize=PT, style="italic")
+        end = end + d / np.hypot(*d) * r  # stop at the circle
+        _grad_arrow(ax, tuple(start), tuple(end), width=1.6)
+    ax.text(0.03, 0.03, "\u03b8: all of a block's weights.  Dashed arrows: the backward pass, gradient norms "
+            "measured where they arrive.", ha="left", va="bottom", fontsize=pt, style="italic")
 
     # ---- right: the shares, and their sum ---------------------------------------------------
-    bx = fig.add_axes((0.155, 0.05, 0.32, 0.19))
+    x0 = 9.0  # inches: where the right panel starts
+    ax.text(x0, 5.95 + bh / 2, "Each block's share of \u2202L/\u2202H_enc", fontsize=pt + 1, fontweight="bold",
+            va="top")
+    bx = fig.add_axes((10.2 / fig_w, 3.55 / fig_h, 1.55 / fig_w, 2.1 / fig_h))
     order = list(reversed(range(L_dec)))  # as the backward visits them: last block first
     names = [f"block {l + 1}" for l in order] + ["sum"]
     fractions = [float(journey.share_fractions[l]) for l in order] + [float(np.sum(journey.share_fractions))]
@@ -256,29 +265,22 @@ def gradient_journey(seed: int = 0):
     for y, name, f, n in zip(ys, names, fractions, share_norms):
         meaning = enc if name == "sum" else cross
         bx.barh(y, f, height=0.62, linewidth=1.2, **meaning.fill())
-        bx.text(max(f, 0) + 0.03, y, f"{100 * f:.0f}%   (norm {n:#.2g})", va="center", ha="left", fontsize=PT)
-    bx.set_yticks(ys, [n if n != "sum" else "sum =\n\u2202L/\u2202H_enc" for n in names])
+        bx.text(max(f, 0) + 0.04, y, f"{100 * f:.0f}%", va="center", ha="left", fontsize=pt)
+    bx.set_yticks(ys, [n if n != "sum" else "sum" for n in names])
     bx.axvline(0, color=NEUTRAL["ink"], linewidth=0.8)
     lo = min(0.0, min(fractions))
-    bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.9)
-    bx.set_xticks([0, 0.5, 1.0], ["0", "50%", "100%"])
+    bx.set_xlim(lo - 0.05 if lo < 0 else 0, 1.45)
+    bx.set_xticks([0, 1.0], ["0", "100%"])
     bx.spines["left"].set_visible(False)
     bx.tick_params(axis="y", length=0)
-    bx.set_xlabel("projection onto \u2202L/\u2202H_enc:\n\u27e8share, total\u27e9 / \u2016total\u2016\u00b2")
-    slide_axes(bx, PT)
-    fig.text(0.01, 0.268, "Each decoder block's share of \u2202L/\u2202H_enc", fontsize=TITLE_PT, fontweight="bold",
-             va="bottom")
+    slide_axes(bx, pt)
+    ax.text(x0, 3.1, "projection onto \u2202L/\u2202H_enc:\n\u27e8share, total\u27e9 / \u2016total\u2016\u00b2",
+            fontsize=pt, va="top", linespacing=1.3)
     closed_norm = float(np.linalg.norm(closed.dH_enc))
-    fig.text(0.55, 0.235, "shares summed vs \u2202L/\u2202H_enc:\n"
-             f"   max |difference| = {journey.sum_max_abs_diff:.1g}\n"
-             f"every cross-attention's W_o, b_o set to 0:\n   \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}  "
-             "(no cross-attention,\n   no gradient for the encoder)", fontsize=PT, va="top", linespacing=1.4)
-
-    fig.legend(handles=[Patch(label=loss.label, **loss.fill()), Patch(label=dec.label, **dec.fill()),
-                        Patch(label=cross.label, **cross.fill()), Patch(label=enc.label, **enc.fill()),
-                        Line2D([], [], label=KEY["gradient"].label, linewidth=2.0, **KEY["gradient"].arrow())],
-               loc="lower left", bbox_to_anchor=(0.545, 0.0), ncol=3, fontsize=PT, handlelength=1.8,
-               columnspacing=1.2)
+    ax.text(x0, 2.2, "shares summed vs \u2202L/\u2202H_enc:\n"
+            f"   max |difference| = {journey.sum_max_abs_diff:.1g}\n"
+            f"every cross-attention's W_o, b_o = 0:\n   \u2016\u2202L/\u2202H_enc\u2016 = {closed_norm:.1g}: "
+            "no gradient\n   for the encoder", fontsize=pt, va="top", linespacing=1.3)
     return fig
 
 
@@ -306,26 +308,31 @@ def exposure_gap(seed: int = 0):
     tf, fr, gt, pr = KEY["teacher_forced"], KEY["free_running"], KEY["ground_truth"], KEY["predicted"]
     ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
 
-    fig = new_figure(11.4, 8.4)
+    # inches: 16:9 at a size where PT is still 14 pt on the slide; the plots above, the example below
+    fig_w, fig_h = 11.4, 6.5
+    fig = new_figure(fig_w, fig_h)
+    strip_h, plot_y, plot_h = 2.85, 3.47, 1.85  # the example's strip, the plots' bottom and height
 
     # ---- top left: accuracy over training, both ways ------------------------------------------
-    a1 = fig.add_axes((0.075, 0.525, 0.39, 0.315))
+    a1 = fig.add_axes((0.075, plot_y / fig_h, 0.39, plot_h / fig_h))
     a1.fill_between(steps, fr_acc, tf_acc, where=tf_acc >= fr_acc, facecolor=rule, edgecolor="none",
                     label="the gap (exposure bias)")
     a1.plot(steps, tf_acc, label="teacher-forced: true prefix fed", markersize=6, **tf.line())
     a1.plot(steps, fr_acc, label="free-running: own prefix fed", markersize=6, **fr.line())
     a1.axvline(mid, color=ink, linestyle=":", linewidth=1.2)
     a1.set_xlim(0, steps[-1] + 5)
-    a1.set_ylim(0, 1.02)
+    a1.set_ylim(0, 1.05)
+    a1.set_yticks([0, 0.5, 1])
     a1.set_xlabel("training step")
     a1.set_ylabel("token accuracy")
     a1.grid(True, axis="y")
-    a1.legend(loc="lower right", bbox_to_anchor=(1.0, 0.0), fontsize=PT, handlelength=2.4)
+    a1.legend(loc="lower right", bbox_to_anchor=(1.0, 0.0), fontsize=PT, handlelength=2.4, borderaxespad=0.1,
+              labelspacing=0.3)
     a1.set_title("One model, evaluated both ways", fontsize=TITLE_PT - 0.5)
     slide_axes(a1, PT)
 
     # ---- top right: errors compound with length ----------------------------------------------
-    a2 = fig.add_axes((0.59, 0.525, 0.39, 0.315))
+    a2 = fig.add_axes((0.59, plot_y / fig_h, 0.39, plot_h / fig_h))
     T = comp.lengths
     a2.plot(T, comp.free_running_error, label="measured, free-running", markersize=7, **fr.line())
     grid_T = np.linspace(T.min(), T.max(), 200)
@@ -335,48 +342,48 @@ def exposure_gap(seed: int = 0):
             label="from \u03b5 at each length T",
             **{k: v for k, v in tf.line().items() if k not in ("linestyle", "markerfacecolor")})
     a2.set_xlim(T.min() - 0.5, T.max() + 0.5)
-    a2.set_ylim(0, 1.02)
+    a2.set_ylim(0, 1.05)
+    a2.set_yticks([0, 0.5, 1])
     a2.set_xticks(T[::2] if len(T) > 8 else T)
     a2.set_xlabel("target length T (<eos> included)")
     a2.set_ylabel("outputs with an error")
     a2.grid(True, axis="y")
-    a2.legend(loc="upper left", fontsize=PT, handlelength=2.4)
+    a2.legend(loc="upper left", fontsize=PT, handlelength=2.4, borderaxespad=0.1, labelspacing=0.3)
     a2.set_title(f"Errors compound with length (step {mid})", fontsize=TITLE_PT - 0.5)
     slide_axes(a2, PT)
-    fig.text(0.01, 0.99, "Teacher forcing, and the gap it leaves behind", fontsize=TITLE_PT + 0.5, fontweight="bold",
+    fig.text(0.01, 1.0, "Teacher forcing, and the gap it leaves behind", fontsize=TITLE_PT + 0.5, fontweight="bold",
              va="top")
-    fig.text(0.01, 0.952, f"left: {run.train_config.eval_size} fixed examples; dotted: step {mid}, the right panel "
-             f"({int(comp.counts.sum())} examples) and the example below;\nright: errors predicted from "
+    fig.text(0.01, 1.0 - 0.33 / fig_h, f"left: {run.train_config.eval_size} fixed examples; dotted: step {mid}, the "
+             f"right panel ({int(comp.counts.sum())} examples) and the example below;\nright: errors predicted from "
              "the teacher-forced error per token \u03b5 as 1 \u2212 (1 \u2212 \u03b5)^T", fontsize=PT, va="top",
-             linespacing=1.3)
+             linespacing=1.25)
 
-    # ---- bottom: one example, token by token -----------------------------------------------------
+    # ---- bottom: one example, token by token (y in inches from the strip's bottom) -----------------
     ex = run.midpoint_example
     n = len(ex["target"])
-    a3 = fig.add_axes((0.0, 0.0, 1.0, 0.43))
+    a3 = fig.add_axes((0.0, 0.0, 1.0, strip_h / fig_h))
     a3.set_axis_off()
     a3.set_xlim(-2.75, max(n, 13) + 1.45)
-    a3.set_ylim(-1.55, 3.95)
-    a3.text(-2.65, 3.6, f"One example at step {mid}:  source \u201c{ex['source']}\u201d, reversed",
+    a3.set_ylim(0.0, strip_h)
+    a3.text(-2.65, 2.68, f"One example at step {mid}:  source \u201c{ex['source']}\u201d, reversed",
             fontsize=TITLE_PT - 0.5, fontweight="bold", va="center")
-    rows = [("target y", ex["target"], None, gt, 2.55),
-            ("teacher-forced", ex["teacher_forced"], ex["teacher_forced_right"], pr, 1.4),
-            ("free-running", ex["free_running"], ex["free_running_right"], pr, 0.25)]
+    rows = [("target y", ex["target"], None, gt, 2.2),
+            ("teacher-forced", ex["teacher_forced"], ex["teacher_forced_right"], pr, 1.56),
+            ("free-running", ex["free_running"], ex["free_running_right"], pr, 0.92)]
     for title, toks, right, meaning, y in rows:
         a3.text(-0.6, y, title, ha="right", va="center", fontsize=PT + 0.5, fontweight="bold")
         for t, tok in enumerate(toks):
-            box = token_cell(a3, t, y, tok if tok else "\u2013", meaning, width=0.94, height=0.7, fontsize=PT)
+            box = token_cell(a3, t, y, tok if tok else "\u2013", meaning, width=0.94, height=0.44, fontsize=PT)
             if right is not None and not right[t]:
                 box.set_edgecolor(ink)
                 box.set_linewidth(2.4)
-                a3.text(t + 0.4, y + 0.47, "\u2717", ha="center", va="center", fontsize=PT, fontweight="bold")
+                a3.text(t + 0.4, y + 0.3, "\u2717", ha="center", va="center", fontsize=PT, fontweight="bold")
         if right is not None:
             a3.text(n - 0.4, y, f"{n - sum(right)} wrong", ha="left", va="center", fontsize=PT)
-    a3.text(-2.65, -0.55, "Teacher-forced, every slip is repaired: the next position is fed the true token.\n"
-            "Free-running, every slip is fed back in, and the steps after it build on it.", fontsize=PT,
-            style="italic", va="center", linespacing=1.3)
+    a3.text(-2.65, 0.46, "Teacher-forced, every slip is repaired: the next position is fed the true token. "
+            "Free-running, every slip is fed back in.", fontsize=PT, style="italic", va="center")
     a3.legend(handles=[Patch(label=gt.label, **gt.fill()), Patch(label=pr.label, **pr.fill()),
                        Patch(label="wrong token (\u2717)", facecolor=NEUTRAL["paper"], edgecolor=ink, linewidth=2.4)],
               loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=3, fontsize=PT, handlelength=1.6,
-              columnspacing=2.0)
+              columnspacing=2.0, borderaxespad=0.0)
     return fig
