@@ -16,7 +16,8 @@ from minitf.decoding import beam_search, start_decoding
 from minitf.figures import off_key_colors, registry, render
 from minitf.figures.lesson09 import latency_figure
 
-NAMES = ("l09_kv_caches", "l09_beam_tree", "l09_decode_cost")
+NAMES = ("l09_kv_caches", "l09_beam_tree", "l09_decode_cost", "l09_copy_mixture", "l09_coverage",
+         "l09_exposure_by_position", "l09_schedules")
 
 
 def texts(fig) -> list[str]:

@@ -53,6 +53,13 @@ SECTIONS = {
         "Where the memory goes",
         "Sharing and tying embeddings",
     ],
+    "07-pretraining-objectives.ipynb": [
+        "Why denoise",
+        "T5 span corruption",
+        "BART's five noises",
+        "Pretraining a tiny model",
+        "What pretraining buys",
+    ],
     "08-training-teacher-forcing.ipynb": [
         "The tension: autoregression vs. parallel training",
         "Shifted inputs and the causal mask, working together",
@@ -65,6 +72,15 @@ SECTIONS = {
         "Two KV caches",
         "Greedy decoding and sampling",
         "Beam search and length normalization",
+        "Coverage and copy",
+        "Exposure bias, measured",
+    ],
+    "10-fine-tuning-on-supervised-pairs.ipynb": [
+        "The same loss on real pairs",
+        "Pretrained vs from scratch",
+        "What to update",
+        "Evaluate with a self-fed run",
+        "Overfitting and the held-out set",
     ],
     # Appendix A, generated from minitf/course/formulas/: a section per lesson that has formulas
     "A-formulas.ipynb": [

@@ -1,4 +1,4 @@
-"""Figures of Lesson 9, *Inference* (sections 2-4): drawing only.
+"""Figures of Lesson 9, *Inference* (sections 2-5): drawing only.
 
 What they draw is measured by :mod:`minitf.course.lesson09` on the lesson's model
 (:func:`~minitf.course.lesson09.lesson9_run`, trained once per process and seed and cached,
@@ -18,6 +18,12 @@ figure                       what it is computed from
                              decoding benchmark's reference model: a deterministic stand-in
                              for measured time (the notebook measures the time and draws it
                              with :func:`latency_figure`)
+``l09_copy_mixture``         section 5: p_gen and the copy part of the mixture at every output
+                             token of a trained pointer-generator
+                             (:func:`~minitf.course.lesson09_copy.copy_example`)
+``l09_coverage``             section 5: the coverage vector over decoding steps, the
+                             pointer-generator without and with coverage, on a report longer
+                             than any in training
 ===========================  ==================================================================
 
 This module imports matplotlib only inside the functions that draw.
@@ -31,7 +37,7 @@ from ..course.lesson09 import (decoder_step_macs, first_right_example, kv_cache_
 from .key import KEY, NEUTRAL
 from .registry import register
 
-__all__ = ["latency_figure", "kv_caches", "beam_tree", "decode_cost"]
+__all__ = ["latency_figure", "kv_caches", "beam_tree", "decode_cost", "copy_mixture", "coverage"]
 
 PT = 12
 """Points: the smallest text of this module's registered figures (at most 11.4 inches wide,
@@ -128,18 +134,30 @@ def kv_caches(seed: int = 0):
     src_toks = [tok.id_to_token(j) for j in src[0]]
 
     n = len(shown)
-    fig_w, fig_h = 11.2, 7.5
+    # inches: four snapshots side by side, below them the shapes and the key side by side, so
+    # the figure is as wide as a 16:9 slide and not taller (PT is 14 pt there)
+    unit = 0.27  # one cache row
+    panel_top = 0.78  # below the title and the subtitle
+    panel_h = (T_cap + 0.2 + 2.5) * unit  # the rows, the "self"/"cross" heads and the step line above them
+    line = PT * 1.3 / 72  # one line of the shapes
+    table_top = panel_top + panel_h + 0.12
+    foot = table_top + (n + 1) * line + 0.2
+    fig_w, fig_h = 11.2, foot + 0.17
     fig = new_figure(fig_w, fig_h)
-    fig.text(0.01, 0.99, "Two KV caches while decoding: one grows, one was computed before the first step",
+
+    def y(inches: float) -> float:  # figure fraction of a height measured from the top
+        return 1.0 - inches / fig_h
+
+    fig.text(0.01, y(0.04), "Two KV caches while decoding: one grows, one was computed before the first step",
              fontsize=TITLE_PT, fontweight="bold", va="top")
-    fig.text(0.01, 0.945, f"greedy decoding of \u201c{source}\u201d \u2192 \u201c{tok.decode(out.tokens)}\u201d; "
+    fig.text(0.01, y(0.38), f"greedy decoding of \u201c{source}\u201d \u2192 \u201c{tok.decode(out.tokens)}\u201d; "
              f"keys K of decoder layer 1, head 1 of {model.config.n_heads}; shade = |entry|", fontsize=PT, va="top")
     gap = 3.5  # cells between the two blocks (room for the source labels)
     width = 1.0 / n
     for p, step in enumerate(shown):
         _, K_self, K_cross, self_shape, cross_shape, nbytes = snaps[step]
         t = K_self.shape[0]
-        ax = fig.add_axes((p * width + 0.003, 0.345, width - 0.006, 0.555))
+        ax = fig.add_axes((p * width + 0.003, y(panel_top + panel_h), width - 0.006, panel_h / fig_h))
         ax.set_axis_off()
         ax.set_xlim(-9.6, 2 * Dh + gap + 0.3)
         ax.set_ylim(T_cap + 0.2, -2.5)
@@ -168,25 +186,25 @@ def kv_caches(seed: int = 0):
         nxt = _show_token(tok.id_to_token(out.tokens[step - 1]))
         ax.text(-9.4, -1.85, f"step {step}: \u201c{prev}\u201d \u2192 \u201c{nxt}\u201d", ha="left", va="center",
                 fontsize=TITLE_PT - 0.5, fontweight="bold")
-    # the shapes, read from the cache's own arrays: one line per snapshot
+    # the shapes, read from the cache's own arrays: one line per snapshot, the bytes in use after them
     rows = [f"step {step:>2}:  K_self[:, :, :{snaps[step].K_self.shape[0]}]  {tuple(snaps[step].self_shape)}"
             for step in shown]
-    width_rows = max(len(r) for r in rows)
-    rows = [f"{r:<{width_rows}}   self-attention cache in use: {snaps[step].nbytes['self_attention_used']:>6,} B"
-            for r, step in zip(rows, shown)]
     last = snaps[shown[-1]]
-    rows.append(f"{'every step:  K_cross  ' + str(tuple(last.cross_shape)):<{width_rows}}   cross-attention cache:"
-                f"        {last.nbytes['cross_attention']:>6,} B")
-    fig.text(0.01, 0.33, "\n".join(rows), ha="left", va="top", fontsize=PT, family="monospace", linespacing=1.35)
-    fig.text(0.01, 0.115, f"buffer capacity T_max = {T_cap} positions (the steps this output takes); "
-             "values V are cached alike; bytes: K and V of every layer", ha="left", va="center", fontsize=PT,
-             style="italic")
+    rows.append(f"every step:  K_cross  {tuple(last.cross_shape)}")
+    used = [snaps[step].nbytes["self_attention_used"] for step in shown] + [last.nbytes["cross_attention"]]
+    width_rows = max(len(r) for r in rows)
+    rows = [f"{r:<{width_rows}}  {b:>6,} B" for r, b in zip(rows, used)]
+    fig.text(0.01, y(table_top), "\n".join(rows), ha="left", va="top", fontsize=PT, family="monospace",
+             linespacing=1.3)
+    fig.text(0.01, y(foot), f"buffer capacity T_max = {T_cap} positions (the steps this output takes); "
+             "values V are cached alike; bytes in use: K and V of every layer", ha="left", va="center",
+             fontsize=PT, style="italic")
     fig.legend(handles=[Patch(label="self-attention cache: a row per position so far", **dec.fill(tint=0.6)),
                         Patch(label="row written at this step", facecolor="none", edgecolor=ink, linewidth=2.4),
                         Patch(label="preallocated, not yet written", facecolor="none", edgecolor=rule, linewidth=0.8),
                         Patch(label=f"cross-attention cache: S = {S} rows, computed once", **cross.fill(tint=0.6))],
-               loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=2, fontsize=PT, handlelength=1.6,
-               columnspacing=1.5)
+               loc="upper left", bbox_to_anchor=(0.515, y(table_top - 0.04)), ncol=1, fontsize=PT,
+               handlelength=1.6, borderaxespad=0.0, labelspacing=0.45)
     return fig
 
 
@@ -405,4 +423,132 @@ def decode_cost(seed: int = 0):
     fig.legend(handles=[Patch(label=label, linewidth=1.0, **style) for _, label, style in parts],
                loc="upper left", bbox_to_anchor=(0.63, 0.315), ncol=2, fontsize=PT, handlelength=1.4,
                columnspacing=1.2)
+    return fig
+
+
+# =====================================================================================
+# Figures 4 and 5 (section 5): copy and coverage, on one held-out report
+# =====================================================================================
+def _copy_heatmap(ax, values, ex, vmax: float, row_labels, cmap):
+    """values (rows, S) as a heat map over the source tokens of ``ex`` (a CopyExample)."""
+    S = len(ex.source)
+    ax.imshow(values, cmap=cmap, vmin=0, vmax=vmax, aspect="auto", extent=(0, S, len(row_labels), 0),
+              interpolation="nearest")
+    ax.set_xticks(np.arange(S) + 0.5, [_show_token(w) for w in ex.source], rotation=90, fontsize=PT)
+    ax.set_yticks(np.arange(len(row_labels)) + 0.5, row_labels, fontsize=PT)
+    ax.tick_params(length=0)
+    ax.xaxis.tick_top()
+    for spine in ax.spines.values():
+        spine.set_edgecolor(NEUTRAL["rule"])
+
+
+@register("l09_copy_mixture", lesson=9,
+          title="The pointer-generator's mixture on one report: p_gen per output token, and where it copied from")
+def copy_mixture(seed: int = 0):
+    """The copy part of the mixture, (1 - p_gen) a_t,i, for every output position t (rows)
+    and source token i (columns), and p_gen per position (bars), read from the section's
+    trained pointer-generator with coverage (:func:`~minitf.course.lesson09_copy.copy_run`)
+    while it decodes a held-out report with unseen names
+    (:func:`~minitf.course.lesson09_copy.figure_pair`).  A box marks the source positions
+    holding the token written at that step: where a copy of it comes from.  Bold output
+    tokens are names outside the output vocabulary: only the copy part can write them.
+    """
+    from matplotlib.patches import Patch, Rectangle
+
+    from ..course.lesson09_copy import copy_example, copy_run, figure_pair
+    from .draw import new_figure, slide_axes
+
+    run = copy_run("copy+coverage", seed)
+    _, pair = figure_pair(run.task)
+    ex = copy_example(run, pair)
+    T, S = ex.attention.shape
+    cross, dec, ink = KEY["cross_attention"], KEY["decoder"], NEUTRAL["ink"]
+    copy_part = (1 - ex.p_gen)[:, None] * ex.attention  # (T, S)
+
+    fig = new_figure(11.2, 5.9)
+    fig.text(0.01, 0.995, "Copy or generate? The pointer-generator on a report with unseen names",
+             fontsize=TITLE_PT + 0.5, fontweight="bold", va="top")
+    fig.text(0.01, 0.935, "P(w) = p_gen \u00b7 P_vocab(w) + (1 \u2212 p_gen) \u00b7 \u03a3 a_t,i over the source "
+             "positions i holding w", fontsize=PT, va="top")
+    ax = fig.add_axes((0.15, 0.03, 0.6, 0.66))
+    _copy_heatmap(ax, copy_part, ex, 1.0, [_show_token(w) for w in ex.output], cross.cmap())
+    for t, label in enumerate(ax.get_yticklabels()):
+        if ex.copied_id[t]:
+            label.set_fontweight("bold")
+    src = np.array(ex.source)
+    for t, w in enumerate(ex.output):
+        for i in np.flatnonzero(src == w):  # where a copy of the written token comes from
+            ax.add_patch(Rectangle((i, t), 1, 1, facecolor="none", edgecolor=ink, linewidth=1.8))
+    ax.set_ylabel("output token (greedy)", fontsize=PT)
+    slide_axes(ax, PT)
+
+    bx = fig.add_axes((0.77, 0.03, 0.15, 0.66))
+    bx.barh(np.arange(T) + 0.5, ex.p_gen, height=0.7, **dec.fill(tint=0.6))
+    for t, p in enumerate(ex.p_gen):
+        bx.text(1.03, t + 0.5, f"{p:.2f}", va="center", ha="left", fontsize=PT)
+    bx.set_ylim(T, 0)
+    bx.set_xlim(0, 1)
+    bx.set_yticks([])
+    bx.set_xticks([0, 1], ["0", "1"])
+    bx.xaxis.tick_top()
+    bx.set_title("p_gen", fontsize=PT, pad=24)
+    slide_axes(bx, PT)
+    fig.legend(handles=[Patch(label="copy part (1 \u2212 p_gen) a_t,i  (darker: more)", **cross.fill(tint=0.8)),
+                        Patch(label="source token = the token written", facecolor="none", edgecolor=ink,
+                              linewidth=1.8),
+                        Patch(label="p_gen: the generation share", **dec.fill(tint=0.6))],
+               loc="upper left", bbox_to_anchor=(0.005, 0.895), ncol=3, fontsize=PT, handlelength=1.4,
+               columnspacing=1.2)
+    return fig
+
+
+@register("l09_coverage", lesson=9, title="Coverage over decoding steps, without and with coverage")
+def coverage(seed: int = 0):
+    """The coverage vector c_t over the decoding steps of a long report (the first of the
+    held-out reports with :data:`~minitf.course.lesson09_copy.LONG_EVENTS` events, more than
+    any training report, and unseen names), for the pointer-generator without coverage and
+    with it (its w_c c_t term and the coverage loss).  Rows: c after step t; columns: the
+    source's names (the template words left out), in source order.  A name written once ends
+    near 1; one never attended to stays at 0 (dropped); one read twice goes towards 2.
+    """
+    from ..course.lesson09_copy import LONG_EVENTS, copy_example, copy_run, eval_sets, omission_rate, \
+        repetition_rate
+    from .draw import new_figure, slide_axes
+
+    cross = KEY["cross_attention"]
+    task = copy_run("copy", seed).task
+    pair = eval_sets(task)["long"][0]
+    fig = new_figure(10.6, 5.75)
+    fig.text(0.01, 0.995, "Coverage c_t: the copy attention each name has received after step t",
+             fontsize=TITLE_PT + 0.5, fontweight="bold", va="top")
+    fig.text(0.01, 0.94, f"a held-out report of {LONG_EVENTS} events (training: at most {task.max_events}), "
+             f"unseen names; columns: its names in source order", fontsize=PT, va="top")
+    vmax = 1.5
+    for k, variant in enumerate(("copy", "copy+coverage")):
+        ex = copy_example(copy_run(variant, seed), pair)
+        is_name = task.is_name(np.array([task.tokenizer.encode(w)[0] for w in ex.source]))
+        cov = ex.coverage[1:][:, is_name]  # (T, names) after each step
+        names = [w for w, n in zip(ex.source, is_name) if n]
+        ax = fig.add_axes((0.075 + 0.48 * k, 0.02, 0.36, 0.63))
+        im = ax.imshow(cov, cmap=cross.cmap(), vmin=0, vmax=vmax, aspect="auto", interpolation="nearest",
+                       extent=(0, len(names), cov.shape[0], 0))
+        ax.set_xticks(np.arange(len(names)) + 0.5, names, rotation=90, fontsize=PT)
+        steps = np.arange(0, cov.shape[0], 4)
+        ax.set_yticks(steps + 0.5, [str(t + 1) for t in steps], fontsize=PT)
+        ax.tick_params(length=0)
+        ax.xaxis.tick_top()
+        ax.set_ylabel("after step t", fontsize=PT)
+        slide_axes(ax, PT)
+        out = [w for w in ex.output if w != "<eos>"]
+        missing = round(omission_rate([out], [names]) * len(names))
+        repeated = round(repetition_rate([out], [pair[1].split()], 1) * len(out))
+        title = "without coverage" if variant == "copy" else "with coverage (w_c c_t and the loss)"
+        fig.text(0.075 + 0.48 * k - 0.065, 0.865, f"{title}: {len(out)} tokens written\n{missing} of {len(names)} "
+                 f"names missing, {repeated} token{'' if repeated == 1 else 's'} repeated beyond the target",
+                 fontsize=PT, va="top",
+                 linespacing=1.3)
+    cax = fig.add_axes((0.93, 0.02, 0.012, 0.63))
+    bar = fig.colorbar(im, cax=cax, ticks=[0, 0.5, 1, 1.5])
+    bar.set_label("c (saturates at 1.5)", fontsize=PT)
+    bar.ax.tick_params(labelsize=PT)
     return fig

@@ -288,7 +288,11 @@ class PointerGenerator(EncoderDecoder):
     ``copy.w_x``, ``copy.b_ptr`` and ``coverage.w_c``.  ``forward`` returns the mixed
     distribution P over the extended vocabulary (probabilities, not logits): train it with
     :func:`copy_nll` (and :func:`coverage_loss`), decode it with :mod:`minitf.decoding`.
-    Checkpoints and the CLI do not know this model.
+    :func:`minitf.checkpoint.save_model` / ``load_model`` save and rebuild it (with its coverage
+    switch, ``src_to_tgt`` and ``unk_id``) and ``minitf generate`` decodes it, printing copied ids
+    as the source tokens they stand for; ``minitf train`` does not train it (its loss is
+    :func:`copy_nll`, not the training loop's cross-entropy): Lesson 9 trains it with
+    :func:`minitf.course.lesson09_copy.train_variant`.
     """
 
     def __init__(self, config: ModelConfig, *, coverage: bool = True, src_to_tgt=None,
@@ -345,7 +349,8 @@ class PointerGenerator(EncoderDecoder):
             raise ValueError(f"token_ids: expected B={source.oov.shape[0]} rows (the sources'), got {ids.shape[0]}")
         tgt = self.src_to_tgt[ids]  # (B, L)
         match = ids[:, :, None] == source.oov[:, None, :]  # (B, L, n_oov)
-        copied = np.where(match.any(axis=-1), c.tgt_vocab_size + np.argmax(match, axis=-1), self.unk_id)  # (B, L)
+        j = np.argmax(match, axis=-1) if match.shape[-1] else np.zeros(ids.shape, dtype=np.int64)  # (B, L) no oov: none
+        copied = np.where(match.any(axis=-1), c.tgt_vocab_size + j, self.unk_id)  # (B, L)
         return np.where(keep, np.where(tgt >= 0, tgt, copied), ignore_index)
 
     def from_extended(self, ext_ids, source: ExtendedSource) -> np.ndarray:
