@@ -37,7 +37,7 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
 
 
 def test_decode_bench_runs_small_and_reports():
-    r = run_decode_bench(repeats=1, T=8, ts=(2, 6), max_seconds=5.0)
+    r = run_decode_bench(repeats=1, T=8, ts=(2, 6), max_seconds=5.0, with_torch=False)  # torch: test_bench_decode.py
     assert set(r["per_token_ms_at"]) == {"2", "6"}
     assert r["speedup"] == pytest.approx(r["uncached_per_token_ms"] / r["cached_per_token_ms"])
     text = format_decode_report(r)
@@ -47,7 +47,7 @@ def test_decode_bench_runs_small_and_reports():
 def test_reports_warn_when_the_machine_was_busy():
     """A load average of at least one busy CPU gets a warning line in both reports; a quiet one does not."""
     train = run_train_bench(repeats=1, warmup=0, with_torch=False)
-    decode = run_decode_bench(repeats=1, T=4, ts=(1, 3), max_seconds=5.0, batched=None)
+    decode = run_decode_bench(repeats=1, T=4, ts=(1, 3), max_seconds=5.0, batched=None, with_torch=False)
     assert "load_average" in train and "load_average" in decode  # recorded (None where the OS has none)
     for r, fmt in ((train, format_train_report), (decode, format_decode_report)):
         busy = fmt({**r, "load_average": 2.5, "cpu_count": 2})
@@ -59,7 +59,7 @@ def test_reports_warn_when_the_machine_was_busy():
 @pytest.mark.parametrize("argv, message", [
     (["--repeats", "0"], "--repeats: expected a positive integer, got 0"),
     (["--decode", "--repeats", "-1"], "--repeats: expected a positive integer, got -1"),
-    (["--decode", "--no-torch"], "--no-torch: expected only without --decode"),
+    (["--decode", "--rnn"], "--rnn: times training, --decode decoding: expected one of them, got both"),
 ])
 def test_bench_rejects_bad_arguments_with_exit_code_2(capsys, argv, message):
     assert main(["bench", *argv]) == 2

@@ -1,6 +1,7 @@
-"""``minitf bench --decode``: what the KV cache buys, measured.
+"""``minitf bench --decode``: what the KV cache buys, and how minitf's cached step compares
+with PyTorch's, measured.
 
-Two questions, on the reference model (d_model 128, 4 heads, d_ff 512, 2 + 2 layers,
+Three questions, on the reference model (d_model 128, 4 heads, d_ff 512, 2 + 2 layers,
 vocabulary 64, max_len 300, float32, random weights: timing does not depend on what the
 weights are), batch size 1, a 32-token source:
 
@@ -11,6 +12,18 @@ weights are), batch size 1, a 32-token source:
 2. **Flatness.**  The cost of one cached decoder step at position t = 16 and t = 256.
    Only the attention over the cache grows with t; the projections, feed-forward and
    head do not, so the cost should be nearly flat.
+3. **Against torch eager** (where PyTorch is installed; ``--no-torch`` skips it).  One
+   cached decoder step -- a new token through every decoder layer (self-attention over
+   the K/V cache, cross-attention over K/V computed once from H_enc) and the output head --
+   in minitf (:func:`~minitf.decoding.decode_step`) and in a KV-cached step written from
+   torch primitives with the same weights (:func:`torch_cached_decoder`: self K/V written
+   into a preallocated buffer, ``scaled_dot_product_attention``, ``torch.inference_mode()``),
+   at batch 1 and 8 and at t = 16 and 128 (the step that writes position t).  The two take
+   turns in 5 blocks (the median of the block medians), each library on its default
+   threads as in the training benchmark (the report states them, with the BLAS kernel of
+   each side).  Ratio = torch's time / minitf's: above 1, NumPy is the faster; the goal
+   is >= 1.2.  Both sides' logits for the step are compared (the report prints the
+   largest difference).
 
 Timing is honest and simple: ``time.perf_counter``, one warm-up run first, the median of
 ``repeats`` runs (single steps: the median of ``min(10 * repeats, 100)`` calls).  A time
@@ -26,6 +39,7 @@ the same memory setting as the training benchmark (:func:`minitf.bench.process.k
 """
 from __future__ import annotations
 
+import math
 import os
 import platform
 import time
@@ -35,11 +49,16 @@ import numpy as np
 from ..checks import check_int, check_number
 from ..config import ModelConfig
 from ..decoding import decode_step, greedy_search, start_decoding
+from ..masks import MASK_VALUE
 from ..models.encoder_decoder import EncoderDecoder
+from .blas import numpy_blas, torch_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
+from .rnn import _blas_line
+from .training import _median_times_in_blocks
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
 FLATNESS_GOAL = 2.0  # cached step at t = 256 over t = 16, at most
+TORCH_GOAL = 1.2  # torch eager's cached step over minitf's (same model, same weights), at least
 SOURCE_LENGTH = 32
 BATCH_SIZE = 1
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -117,8 +136,177 @@ def time_step(model: EncoderDecoder, src_ids, t: int, *, use_cache: bool, repeat
     return float(np.median([_seconds(step) for _ in range(repeats)]))
 
 
+# ---- against PyTorch: the same cached step, written from torch primitives ----------------------
+def torch_cached_decoder(model: EncoderDecoder, src_ids, capacity: int):
+    """The cached decoder step of ``model`` in PyTorch eager, with ``model``'s weights.
+
+    Built from torch primitives on the weights of :func:`minitf.torch_bridge.to_torch`, as
+    one would write a KV-cached decoder in torch: the encoder runs once (torch's own
+    ``nn.TransformerEncoder``), each decoder layer's cross-attention K, V are computed once
+    from its output, and each layer's self-attention K, V go into a preallocated buffer
+    (N, H, capacity, Dh), written in place at every step.  Attention is
+    ``F.scaled_dot_product_attention``; the source padding is added to the cross-attention
+    scores as a float key mask, as minitf adds its ``src_mask`` (the benchmark's sources have
+    no padding; a boolean mask measured about 3 us slower per call, None about 1 us faster).
+
+    Returns ``step(new_ids, t) -> logits``: new_ids an int64 tensor (N, T_new) holding
+    positions t .. t+T_new-1 -> (N, T_new, V); it writes those positions of the buffers.
+    Call it under ``torch.inference_mode()`` (the buffers are inference tensors).
+    """
+    import torch
+    import torch.nn.functional as F
+
+    from ..torch_bridge import _no_fast_path, to_torch
+
+    tm = to_torch(model).eval()
+    c = model.config
+    N, S = np.shape(src_ids)
+    D, H = c.d_model, c.n_heads
+    Dh = D // H
+    scale = math.sqrt(D) if c.scale_embeddings else 1.0
+    layers = tm.transformer.decoder.layers
+    with torch.inference_mode():
+        src = torch.as_tensor(np.asarray(src_ids))  # (N, S)
+        src_pad = src == c.pad_id  # (N, S) True = padding
+        with _no_fast_path():  # the reference layers, as in the parity tests (not timed)
+            H_enc = tm.transformer.encoder(tm._input(src, tm.src_embed, tm.src_pos, tm.src_dropout),
+                                           src_key_padding_mask=src_pad)  # (N, S, D), final norm included
+        src_mask = torch.where(src_pad, MASK_VALUE, 0.0).to(H_enc.dtype)[:, None, None, :]  # (N, 1, 1, S) additive
+        W_q_cross, K_cross, V_cross = [], [], []
+        for layer in layers:
+            W, b = layer.multihead_attn.in_proj_weight, layer.multihead_attn.in_proj_bias  # (3D, D), (3D,)
+            W_q_cross.append((W[:D], b[:D]))
+            K, V = F.linear(H_enc, W[D:], b[D:]).view(N, S, 2, H, Dh).permute(2, 0, 3, 1, 4)  # (N, H, S, Dh) each
+            K_cross.append(K.contiguous())  # once per example
+            V_cross.append(V.contiguous())
+        K_self = [torch.zeros(N, H, capacity, Dh, dtype=H_enc.dtype) for _ in layers]  # (N, H, capacity, Dh)
+        V_self = [torch.zeros(N, H, capacity, Dh, dtype=H_enc.dtype) for _ in layers]
+
+    def norm(x, ln):
+        return F.layer_norm(x, (D,), ln.weight, ln.bias, ln.eps)
+
+    def sublayer(x, f, ln, norm_first):
+        return x + f(norm(x, ln)) if norm_first else norm(x + f(x), ln)
+
+    def self_attention(h, l, t):
+        T_new = h.shape[1]
+        attn = layers[l].self_attn
+        q, k, v = F.linear(h, attn.in_proj_weight, attn.in_proj_bias).view(N, T_new, 3, H, Dh).permute(
+            2, 0, 3, 1, 4)  # (N, H, T_new, Dh) each
+        K_self[l][:, :, t:t + T_new] = k  # in place, into the preallocated buffer
+        V_self[l][:, :, t:t + T_new] = v
+        causal = None if T_new == 1 else torch.ones(T_new, t + T_new, dtype=torch.bool).tril(t)  # True = may attend
+        o = F.scaled_dot_product_attention(q, K_self[l][:, :, :t + T_new], V_self[l][:, :, :t + T_new],
+                                           attn_mask=causal)  # (N, H, T_new, Dh)
+        return F.linear(o.transpose(1, 2).reshape(N, T_new, D), attn.out_proj.weight, attn.out_proj.bias)
+
+    def cross_attention(h, l):
+        T_new = h.shape[1]
+        attn = layers[l].multihead_attn
+        q = F.linear(h, *W_q_cross[l]).view(N, T_new, H, Dh).transpose(1, 2)  # (N, H, T_new, Dh)
+        o = F.scaled_dot_product_attention(q, K_cross[l], V_cross[l], attn_mask=src_mask)  # (N, H, T_new, Dh)
+        return F.linear(o.transpose(1, 2).reshape(N, T_new, D), attn.out_proj.weight, attn.out_proj.bias)
+
+    def feed_forward(h, layer):
+        return F.linear(layer.activation(F.linear(h, layer.linear1.weight, layer.linear1.bias)),
+                        layer.linear2.weight, layer.linear2.bias)
+
+    def step(new_ids, t: int):
+        x = F.embedding(new_ids, tm.tgt_embed.weight) * scale + tm.tgt_pos[t:t + new_ids.shape[1]]  # (N, T_new, D)
+        for l, layer in enumerate(layers):
+            x = sublayer(x, lambda h: self_attention(h, l, t), layer.norm1, layer.norm_first)
+            x = sublayer(x, lambda h: cross_attention(h, l), layer.norm2, layer.norm_first)
+            x = sublayer(x, lambda h: feed_forward(h, layer), layer.norm3, layer.norm_first)
+        return F.linear(norm(x, tm.transformer.decoder.norm), tm.head.weight)  # (N, T_new, V)
+
+    return step
+
+
+def compare_step_with_torch(model: EncoderDecoder, batch_size: int, t: int, *, capacity: int,
+                            repeats: int = 20, warmup: int = 3, rounds: int = 5, seed: int = 0) -> dict:
+    """One cached decoder step at position ``t``, minitf's against :func:`torch_cached_decoder`'s.
+
+    Both caches are filled with the same t-token prefix (each side computing its own keys
+    and values), then both sides feed the same new token of each of ``batch_size`` rows.
+    Each call rewrites position t, so every call does identical work.  The logits of that
+    step are compared, then the two steps take turns in ``rounds`` blocks of ``warmup``
+    untimed and ``repeats`` timed calls (the training benchmark's
+    :func:`~minitf.bench.training._median_times_in_blocks`), torch under
+    ``torch.inference_mode()``.  Each side's time is the median of its block medians: one
+    block slowed by other work on the machine does not move it.  (On a busy 2-core machine
+    torch's two intra-op threads were seen to stall for whole blocks, at 30-60 ms a step
+    against 0.3-0.4 ms otherwise: hence 5 blocks by default.)
+
+    Returns ``batch_size``, ``t``, ``numpy_ms_per_step``, ``torch_ms_per_step`` (medians of
+    ``numpy_block_ms`` and ``torch_block_ms``, each block's median), ``ratio``
+    (torch / numpy: above 1, NumPy is the faster), ``goal_met`` (ratio >= TORCH_GOAL),
+    ``max_abs_logit_diff`` and ``max_abs_logit``.
+    """
+    import torch
+
+    src_ids = _source(model.config, seed, batch_size=batch_size)  # (B, S)
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(4, model.config.tgt_vocab_size, size=(batch_size, t + 1))  # (B, t+1) a prefix, the new token
+    cache = start_decoding(model, src_ids, max_len=capacity)
+    if t > 0:
+        _, cache = decode_step(model, ids[:, :t], cache)  # positions 0..t-1 in one call
+    new_ids = ids[:, t:t + 1]  # (B, 1)
+
+    def numpy_step():
+        return decode_step(model, new_ids, cache)[0]  # (B, 1, V); the cache stays at length t
+
+    torch_step = torch_cached_decoder(model, src_ids, capacity)
+    with torch.inference_mode():  # once around the whole loop, as a decoding loop would hold it
+        prefix = torch.as_tensor(ids)  # (B, t+1) int64
+        if t > 0:
+            torch_step(prefix[:, :t], 0)
+        new_t = prefix[:, t:t + 1]  # (B, 1)
+        logits, logits_t = numpy_step(), torch_step(new_t, t).numpy()
+        steps = {"numpy": numpy_step, "torch": lambda: torch_step(new_t, t)}
+        blocks = [_median_times_in_blocks(steps, repeats, warmup, rounds=1) for _ in range(rounds)]  # taking turns
+    ms = {name: [1e3 * b[name] for b in blocks] for name in steps}  # each block's median
+    numpy_ms, torch_ms = float(np.median(ms["numpy"])), float(np.median(ms["torch"]))
+    ratio = torch_ms / numpy_ms
+    return {"batch_size": batch_size, "t": t, "numpy_ms_per_step": numpy_ms, "torch_ms_per_step": torch_ms,
+            "numpy_block_ms": ms["numpy"], "torch_block_ms": ms["torch"],
+            "ratio": ratio, "goal_met": bool(ratio >= TORCH_GOAL),
+            "max_abs_logit_diff": float(np.abs(logits - logits_t).max()),
+            "max_abs_logit": float(np.abs(logits).max())}
+
+
+def run_torch_step_bench(model: EncoderDecoder, *, batch_sizes=(1, 8), ts=(16, 128), repeats: int = 20,
+                         warmup: int = 3, rounds: int = 5, seed: int = 0) -> dict:
+    """minitf's cached decoder step against torch eager's (:func:`compare_step_with_torch`) at
+    every batch size and position, with each library's default threads (as the training
+    benchmark runs).  Both caches hold ``max(ts) + 1`` positions: one generation that long.
+
+    Returns ``settings`` (one :func:`compare_step_with_torch` dict each), ``goal_ratio_at_least``,
+    ``all_met``, ``capacity``, ``repeats`` / ``warmup`` / ``rounds``, ``torch_version``,
+    ``numpy_blas`` and ``torch_blas`` (library, kernel, threads: :mod:`minitf.bench.blas`,
+    read during the bench); or, without torch, ``settings`` None and a ``note``.
+    """
+    for name, value in (("repeats", repeats), ("rounds", rounds)):
+        check_int(name, value, low=1)
+    check_int("warmup", warmup, low=0)
+    out = {"goal_ratio_at_least": TORCH_GOAL, "repeats": repeats, "warmup": warmup, "rounds": rounds,
+           "capacity": max(ts) + 1, "numpy_blas": numpy_blas(), "settings": None, "all_met": None}
+    try:
+        import torch
+    except ImportError:
+        out["note"] = "PyTorch is not installed"
+        return out
+    out["torch_version"] = torch.__version__
+    out["torch_blas"] = torch_blas(torch)
+    out["settings"] = [compare_step_with_torch(model, B, t, capacity=out["capacity"], repeats=repeats, warmup=warmup,
+                                               rounds=rounds, seed=seed)
+                       for B in batch_sizes for t in ts]
+    out["all_met"] = all(s["goal_met"] for s in out["settings"])
+    return out
+
+
 def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256), more_T=(),
-                     max_seconds: float = 25.0, batched: int | None = 8) -> dict:
+                     max_seconds: float = 25.0, batched: int | None = 8, with_torch: bool = True,
+                     versus_torch: dict | None = None) -> dict:
     """Measure cached vs uncached greedy decoding on the reference model.
 
     Parameters
@@ -142,6 +330,12 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
     max_seconds : float
         Time budget: greedy runs stop early (after at least 3) once it is spent; single
         steps are timed after the greedy runs, and are quick.
+    with_torch : bool
+        Also time minitf's cached step against torch eager's (:func:`run_torch_step_bench`,
+        after everything else; skipped, with a note, where torch is not installed).
+    versus_torch : dict, optional
+        Keyword arguments for :func:`run_torch_step_bench` (``batch_sizes``, ``ts``,
+        ``repeats``, ``warmup``, ``rounds``).
 
     Returns
     -------
@@ -157,7 +351,8 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         ``blas_threads_env`` (the thread-count variables as set, None = library default),
         ``keep_freed_memory`` (whether the allocator setting applied), ``load_average`` (the
         1-minute load average before the bench started; >= 1 gets a warning), ``seconds`` (the
-        bench's own wall time).
+        bench's own wall time), ``torch_step`` (:func:`run_torch_step_bench`'s result; None
+        with ``with_torch=False``).
     """
     wall = time.perf_counter()
     check_int("repeats", repeats, low=1)
@@ -189,6 +384,7 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
                     for t in ts}
     uncached_at = {str(t): 1e3 * time_step(model, src_ids, t, use_cache=False, repeats=step_repeats, seed=seed)
                    for t in ts}
+    torch_step = run_torch_step_bench(model, seed=seed, **(versus_torch or {})) if with_torch else None
     speedup = uncached / cached
     flatness = per_token_at[str(ts[-1])] / per_token_at[str(ts[0])]
     return {
@@ -218,8 +414,35 @@ def run_decode_bench(seed: int = 0, repeats: int = 5, T: int = 128, ts=(16, 256)
         "blas_threads_env": {k: os.environ.get(k) for k in BLAS_THREAD_VARS},
         "keep_freed_memory": memory_setting,
         "load_average": load,
+        "torch_step": torch_step,
         "seconds": time.perf_counter() - wall,
     }
+
+
+def format_torch_step_report(r: dict, load_average: float | None = None) -> list:
+    """The lines of the report for :func:`run_torch_step_bench`'s result ``r``."""
+    if r.get("settings") is None:
+        return [f"cached step vs torch eager: skipped ({r.get('note', 'no torch')})"]
+    nb, tb = r["numpy_blas"], r["torch_blas"]
+    lines = [f"cached step vs torch eager (torch {r['torch_version']}, same weights, float32, caches of "
+             f"{r['capacity']} positions; {r['rounds']} blocks of {r['repeats']} steps each side taking turns, the "
+             f"median of the block medians; ratio = torch / numpy, above 1: NumPy faster):",
+             "  batch      t   numpy ms/step   torch ms/step   ratio      goal   max |logit diff|"]
+    for s in r["settings"]:
+        lines.append(f"  {s['batch_size']:5d}  {s['t']:5d}   {s['numpy_ms_per_step']:13.3f}   "
+                     f"{s['torch_ms_per_step']:13.3f}   {s['ratio']:5.2f}   {'met' if s['goal_met'] else 'NOT met':>7}"
+                     f"   {s['max_abs_logit_diff']:.1e} (logits up to {s['max_abs_logit']:.2f}); blocks: numpy "
+                     f"{'/'.join(f'{x:.3f}' for x in s['numpy_block_ms'])}, torch "
+                     f"{'/'.join(f'{x:.3f}' for x in s['torch_block_ms'])}")
+    lines += [f"  goal: ratio >= {r['goal_ratio_at_least']:g} in every setting: "
+              f"{'met' if r['all_met'] else 'NOT met'}",
+              f"  numpy: {_blas_line(nb)}; torch: {_blas_line(tb)} (each library's default threads, as the "
+              f"training benchmark)"]
+    if load_average is not None and load_average >= 1.0 and (tb.get("threads") or 1) > 1:
+        lines.append(f"  note: torch runs each operation on {tb['threads']} threads that wait for one another; on a "
+                     f"busy machine one descheduled thread stalls the whole step (a block many times slower than the "
+                     f"others), so these ratios can flatter NumPy")
+    return lines
 
 
 def format_decode_report(result: dict) -> str:
@@ -263,6 +486,8 @@ def format_decode_report(result: dict) -> str:
         lines.append("note: with several BLAS threads on a busy machine the uncached run's larger matrix "
                      "products can slow down far more than the cached steps, inflating the speedup; "
                      "OPENBLAS_NUM_THREADS=1 gives steadier numbers")
+    if result.get("torch_step") is not None:
+        lines += format_torch_step_report(result["torch_step"], result.get("load_average"))
     busy = busy_machine_note(result.get("load_average"), result.get("cpu_count"))
     if busy:
         lines.append(busy)

@@ -27,14 +27,18 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 
 # ---- ReLU ---------------------------------------------------------------------------
+# The indicator 1[x > 0] is made a float array of x's dtype before the product: a float
+# times a bool array converts the bools in small buffered chunks, and was 1.4x slower
+# (measured on the reference step's (32, 32, 512) float32 inputs, 2026-11-30: forward
+# 228 -> 168 us, backward 263 -> 177 us; NumPy's ``maximum(x, 0)`` took 199 us).
 def relu_forward(x: np.ndarray):
-    """y = max(0, x), computed as x * 1[x > 0] (NumPy's ``maximum`` is slower)"""
-    return x * (x > 0), x
+    """y = max(0, x), computed as x * 1[x > 0]"""
+    return x * (x > 0).astype(x.dtype), x
 
 
 def relu_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
     """dx = dy * 1[x > 0]"""
-    return dy * (x > 0)
+    return dy * (x > 0).astype(dy.dtype)
 
 
 # ---- GELU ---------------------------------------------------------------------------

@@ -50,7 +50,9 @@ class LayerNorm(Module):
         # forward: x_hat = (x - mu) * rstd, with mu and rstd functions of x.  Collecting the
         # three paths (direct, through mu, through sigma) gives the compact form:
         #   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
-        dx = dx_hat - mean(dx_hat)
-        dx -= x_hat * mean(dx_hat * x_hat)
+        mean_dx_hat, mean_dx_hat_x_hat = mean(dx_hat), mean(dx_hat * x_hat)  # (..., 1) each
+        dx = dx_hat  # the same array, updated in place: dx_hat is not read after the two means
+        dx -= mean_dx_hat
+        dx -= x_hat * mean_dx_hat_x_hat
         dx *= rstd
         return dx

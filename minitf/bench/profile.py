@@ -1,0 +1,191 @@
+"""Where the time of a training step goes, by kind of operation (``minitf bench --profile``).
+
+The reference step of :mod:`minitf.bench.training` (forward, loss, backward, AdamW) runs
+``steps`` times under :mod:`cProfile`.  Every function's *own* time (``tottime``, its time
+minus that of the Python functions it calls) is put into one kind of operation:
+
+* a function of the model code is classified by where it lives (:data:`KINDS`): the
+  products of ``affine_forward`` / ``affine_backward``, the products of scaled dot-product
+  attention, the softmax, LayerNorm, the activations, ...;
+* a helper used by many kinds -- the sums of ``layers/reductions.py``, argument checks,
+  NumPy's own Python functions and C methods (``.max``, ``.reshape``) -- has its time split
+  among its callers, in proportion to the time it spent for each (with what it called), and
+  follows their kind;
+* anything else (the model's and the blocks' own lines: residual sums, gradient
+  bookkeeping, ``zero_grad``) is "Python / other".
+
+So the shares add up to 100 % of the profiled time.  The matrix products are written as
+``@`` inside those functions and are not calls cProfile sees: a row named for products
+also holds the few element-wise lines next to them (a bias add, the 1/sqrt(Dh) scaling and
+the mask add of attention).  cProfile adds about a microsecond to every Python call, which
+inflates the rows with many small calls; the un-profiled step time is printed next to the
+table for comparison.
+"""
+from __future__ import annotations
+
+import cProfile
+import os
+import pstats
+import time
+
+import numpy as np
+
+from .blas import numpy_blas
+from .process import busy_machine_note, keep_freed_memory, load_average
+from .training import REFERENCE, numpy_step_fn, reference_batch
+
+# (kind, path suffix of the file, function names or None for every function in the file).
+# The first match wins.
+KINDS = (
+    ("matrix products: affine x W + b", "layers/linear.py", {"affine_forward", "affine_backward"}),
+    ("matrix products: attention", "minitf/attention.py",
+     {"scaled_dot_product_attention", "scaled_dot_product_attention_backward"}),
+    ("softmax (attention)", "minitf/attention.py", {"masked_softmax"}),
+    ("loss (log-softmax, cross-entropy)", "layers/softmax.py", {"log_softmax"}),
+    ("softmax (attention)", "layers/softmax.py", None),
+    ("LayerNorm", "layers/layernorm.py", None),
+    ("activations", "layers/activations.py", None),
+    ("attention other (heads, checks, sums)", "minitf/attention.py", None),
+    ("attention other (heads, checks, sums)", "minitf/masks.py", None),
+    ("loss (log-softmax, cross-entropy)", "minitf/loss.py", None),
+    ("optimizer", "minitf/optim.py", None),
+    ("embeddings and positions", "layers/embedding.py", None),
+    ("embeddings and positions", "layers/positional.py", None),
+    ("embeddings and positions", "layers/reductions.py", {"scatter_add_rows"}),
+)
+OTHER = "Python / other"
+ORDER = ("matrix products: affine x W + b", "matrix products: attention", "softmax (attention)", "LayerNorm",
+         "activations", "attention other (heads, checks, sums)", "loss (log-softmax, cross-entropy)",
+         "optimizer", "embeddings and positions", OTHER)
+
+# The phases of a step, as (name, path suffix, function): their cumulative time.
+PHASES = (("forward", "models/encoder_decoder.py", "forward"), ("loss", "minitf/loss.py", "cross_entropy"),
+          ("zero_grad", "minitf/module.py", "zero_grad"), ("backward", "models/encoder_decoder.py", "backward"),
+          ("optimizer", "minitf/optim.py", "step"))
+
+# Helpers whose time belongs to whoever called them.
+_SHARED_FILES = ("layers/reductions.py", "minitf/checks.py")
+
+
+def _kind_of(func) -> str | None:
+    """The kind of a pstats function key ``(file, line, name)``, or None for a shared helper."""
+    path, _, name = func
+    path = path.replace(os.sep, "/")
+    for kind, suffix, names in KINDS:
+        if path.endswith(suffix) and (names is None or name in names):
+            return kind
+    if path.endswith(_SHARED_FILES) or path == "~" or "/numpy/" in path:
+        return None  # a shared helper, a builtin or C method, NumPy's own Python code
+    return OTHER
+
+
+def time_by_kind(stats: pstats.Stats) -> dict[str, float]:
+    """Seconds of own time per kind; shared helpers split among their callers' kinds."""
+    raw = stats.stats  # func -> (cc, nc, tt, ct, callers{caller: (cc, nc, tt, ct) of that edge})
+    memo: dict = {}
+
+    def shares(func, visiting=frozenset()) -> dict[str, float]:
+        """func's kind as fractions summing to 1 (a shared helper: a mix of its callers')."""
+        if func in memo:
+            return memo[func]
+        kind = _kind_of(func)
+        out: dict[str, float] = {}
+        if kind is not None:
+            out[kind] = 1.0
+        else:
+            callers = raw[func][4] if func in raw else {}
+            # Weighed by each caller's cumulative time through it: a cheap ``mask.max()`` and an
+            # expensive ``scores.max()`` pass through the same NumPy functions, and the time
+            # those spend below belongs mostly to the expensive caller.
+            weights = {c: e[3] for c, e in callers.items() if c not in visiting}
+            if sum(weights.values()) <= 0:  # no time measured on any edge: weigh by number of calls
+                weights = {c: e[1] for c, e in callers.items() if c not in visiting}
+            total = sum(weights.values())
+            if total <= 0:  # nobody we know called it
+                out[OTHER] = 1.0
+            else:
+                for c, w in weights.items():
+                    for k, f in shares(c, visiting | {func}).items():
+                        out[k] = out.get(k, 0.0) + f * w / total
+        if not visiting:
+            memo[func] = out
+        return out
+
+    seconds = {k: 0.0 for k in ORDER}
+    for func, (_, _, tt, _, _) in raw.items():
+        for k, f in shares(func).items():
+            seconds[k] = seconds.get(k, 0.0) + tt * f
+    return seconds
+
+
+def time_by_phase(stats: pstats.Stats) -> dict[str, float]:
+    """Seconds spent inside each of :data:`PHASES` (cumulative time: with everything it calls)."""
+    out = {name: 0.0 for name, _, _ in PHASES}
+    for (path, _, fname), (_, _, _, ct, _) in stats.stats.items():
+        for name, suffix, target in PHASES:
+            if fname == target and path.replace(os.sep, "/").endswith(suffix):
+                out[name] += ct
+    return out
+
+
+def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0) -> dict:
+    """Profile ``steps`` reference training steps (after ``warmup`` untimed ones).
+
+    Returns ``ms_per_step`` (kind -> ms per step), ``share`` (kind -> fraction, summing
+    to 1), ``phase_ms_per_step`` (forward, loss, zero_grad, backward, optimizer: ms per step
+    with what each calls), ``profiled_ms_per_step``, ``unprofiled_ms_per_step`` (the median
+    of ``steps`` plain steps, run before the profiled ones), ``steps``, ``blas``
+    (:func:`numpy_blas`), ``allocator_tuned`` (:func:`~minitf.bench.process.keep_freed_memory`,
+    set as ``minitf bench`` sets it), ``load_average`` and ``cpu_count``."""
+    from ..config import ModelConfig
+    from ..models import EncoderDecoder
+
+    load = load_average()  # before any work of ours: how busy the machine already is
+    allocator_tuned = keep_freed_memory()  # the process setting `minitf bench` times with
+    step = numpy_step_fn(EncoderDecoder(ModelConfig(**REFERENCE, seed=seed)), reference_batch(seed=seed))
+    for _ in range(warmup):
+        step()
+    plain = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        step()
+        plain.append(time.perf_counter() - t0)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(steps):
+        step()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    seconds = time_by_kind(stats)
+    total = sum(seconds.values())
+    return {"steps": steps, "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
+            "load_average": load, "cpu_count": os.cpu_count(),
+            "ms_per_step": {k: 1e3 * s / steps for k, s in seconds.items()},
+            "share": {k: s / total for k, s in seconds.items()},
+            "phase_ms_per_step": {k: 1e3 * s / steps for k, s in time_by_phase(stats).items()},
+            "profiled_ms_per_step": 1e3 * total / steps,
+            "unprofiled_ms_per_step": 1e3 * float(np.median(plain))}
+
+
+def _threads(n) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def format_profile(r: dict) -> str:
+    b, c = r["blas"], REFERENCE
+    config = (f"D {c['d_model']}, H {c['n_heads']}, F {c['d_ff']}, {c['n_encoder_layers']}+{c['n_decoder_layers']} "
+              f"layers, B 32, S = T = 32, V {c['tgt_vocab_size']}, {c['dtype']}, forward + backward + AdamW")
+    lines = [f"where a training step's time goes ({config}; {r['steps']} steps under cProfile)",
+             f"  NumPy BLAS: {b['library']} {b['version']}, kernel {b['kernel']}, {_threads(b['threads'])}"
+             + (f" (OPENBLAS_CORETYPE={b['coretype_env']})" if b.get("coretype_env") else ""),
+             f"  {'kind of operation':40s} {'ms/step':>8s} {'share':>7s}"]
+    for k in ORDER:
+        lines.append(f"  {k:40s} {r['ms_per_step'][k]:8.2f} {100 * r['share'][k]:6.1f} %")
+    lines.append(f"  {'total (profiled)':40s} {r['profiled_ms_per_step']:8.2f} {100 * sum(r['share'].values()):6.1f} %")
+    lines.append("  by phase (ms/step): " + ", ".join(f"{k} {v:.2f}" for k, v in r["phase_ms_per_step"].items()))
+    lines.append(f"  without the profiler: {r['unprofiled_ms_per_step']:.2f} ms/step (median of {r['steps']}); "
+                 "cProfile adds about a microsecond per Python call")
+    busy = busy_machine_note(r.get("load_average"), r.get("cpu_count"))
+    if busy:
+        lines.append("  " + busy)
+    return "\n".join(lines)
