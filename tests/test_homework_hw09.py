@@ -22,6 +22,7 @@ CLASSIC_MISTAKES = [
     ("hw09_coverage_includes_current_step", 4, "the coverage includes the current step"),
     ("hw09_coverage_grad_misses_c_path", 4, "misses the path through the coverage"),
     ("hw09_coverage_finite_differences", 4, "precision of finite differences"),
+    ("hw09_coverage_ties_to_a", 4, "on a tie (a_t,i = c_t,i"),
     ("hw09_ss_no_shift", 5, "misaligned by one position"),
     ("hw09_ss_replaces_start_token", 5, "the start token is always kept"),
     ("hw09_ss_replaces_padding", 5, "padding stays padding"),

@@ -9,8 +9,10 @@ process.  The arrays of the arguments come back as the call left them
 alone; nothing the student's process sends is copied into the grader's own objects.
 
 **Isolation.**  Where bubblewrap (``bwrap``, Debian's ``bubblewrap``) is installed, the
-student's process runs inside it: the whole machine read-only, ``/tmp`` (where the grader
-works) and every hidden path replaced by an empty folder, minitf's source hidden (the
+student's process runs inside it and sees only the system's ``/usr``, ``/bin`` and ``/lib``
+and the Python installation, read-only, an empty ``/tmp`` with its own work folder, every
+hidden path replaced by an empty folder -- nothing else of the machine: no home folder, no
+repository and its ``.git``, no course bundle -- minitf's source hidden (the
 process imports minitf from a copy in its own folder and deletes the copy before it imports
 the submission), no network, its own process namespace, no capabilities, and nothing left
 running when it is stopped.  Without bubblewrap it is an ordinary process with the limits
@@ -90,7 +92,13 @@ def resolve_isolation(isolation: str, needs_boundary: bool = False) -> str:
 
 
 _BWRAP = ("bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
-          "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+          # the system's programs and libraries, read-only, and nothing else of the machine: no home
+          # folders, no repository (its .git holds every committed file), no course bundle
+          "--ro-bind", "/usr", "/usr", "--ro-bind-try", "/bin", "/bin", "--ro-bind-try", "/lib", "/lib",
+          "--ro-bind-try", "/lib64", "/lib64", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+          "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+"""bubblewrap's mounts: the student's process sees /usr, /bin, /lib (read-only), an empty /tmp,
+and (added per worker) the Python installation and its own work folder."""
 
 
 def _inside(path: str, root: str) -> bool:
@@ -104,6 +112,16 @@ def _python_paths() -> list[str]:
                                            paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"])
              if p and os.path.isdir(p)}
     return sorted(p for p in found if not any(q != p and _inside(p, q) for q in found))
+
+
+def bwrap_command(work: str, hidden=()) -> list[str]:
+    """The bubblewrap command line a student's process runs under (the program follows it):
+    :data:`_BWRAP`'s mounts, the Python installation (the interpreter, the standard library, the
+    virtual environment's packages) read-only wherever it is (under /usr it is there already),
+    each ``hidden`` path covered by an empty folder, and ``work`` writable, the current folder."""
+    python = [p for path in _python_paths() if not _inside(path, "/usr") for p in ("--ro-bind", path, path)]
+    hide = [p for path in hidden for p in ("--tmpfs", path)]
+    return [*_BWRAP, *python, *hide, "--bind", work, work, "--chdir", work, "--"]
 
 
 class Worker:
@@ -144,11 +162,7 @@ class Worker:
             shutil.copytree(package, copy / "minitf", ignore=shutil.ignore_patterns("__pycache__"))
             config["minitf_copy"] = str(copy)
             env["PYTHONPATH"] = str(copy)
-            work = str(self.dir)
-            # the Python installation back where an empty /tmp covered it (a clone with its .venv under /tmp)
-            python = [p for path in _python_paths() if _inside(path, "/tmp") for p in ("--ro-bind", path, path)]
-            hide = [p for path in [str(package), *self.hidden] for p in ("--tmpfs", path)]
-            command = [*_BWRAP, *python, *hide, "--bind", work, work, "--chdir", work, "--", *command]
+            command = [*bwrap_command(str(self.dir), hidden=[str(package), *self.hidden]), *command]
         self.proc = subprocess.Popen([*command, json.dumps(config)],
                                      cwd=self.dir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(r_child, w_child), start_new_session=True)

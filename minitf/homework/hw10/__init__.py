@@ -28,7 +28,9 @@ HOMEWORK = Homework(
              ("minitf.training.forward_loss", "minitf.training.evaluate", "minitf.training.train_step",
               "minitf.loss.cross_entropy", "minitf.course.lesson10.loss_on",
               "minitf.course.lesson08_gap.predict_both_ways", "minitf.course.lesson09.sequence_log_probs",
-              "minitf.course.lesson09.token_log_probs")),
+              "minitf.course.lesson09.token_log_probs",
+              # the pointer-generator's NLL of a mixture, on softmax(logits): the same masked mean
+              "minitf.models.pointer_generator.copy_nll")),
         Task(2, "free-running evaluation with a self-fed run", 35.0, ("free_running_eval",),
              ("minitf.training.evaluate", "minitf.training.sequence_metrics", "minitf.decoding.greedy_search",
               "minitf.decoding.sample", "minitf.decoding.beam_search", "minitf.decoding.search._generate_rows",

@@ -74,7 +74,8 @@ def teacher_forced_eval(model, input_ids, labels, start_id, pad_id):
     padding).
 
     Not allowed: ``minitf.training.forward_loss``, ``minitf.training.evaluate``,
-    ``minitf.loss.cross_entropy`` (and the course helpers built on them).
+    ``minitf.loss.cross_entropy``, the pointer-generator's ``copy_nll`` (and the course
+    helpers built on them).
     """
     raise NotImplementedError("Task 10.1: teacher_forced_eval is not written yet")
 

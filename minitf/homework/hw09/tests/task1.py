@@ -166,11 +166,16 @@ def test_top_k_keeps_every_tie_with_the_kth(submission, homework_seed):
 @task1
 @pytest.mark.parametrize("k", ["0", "V", "V+3"])
 def test_top_k_zero_or_at_least_v_keeps_everything(submission, homework_seed, k):
+    """k = 0 or k >= V keeps every token -- and, on the same logits, k = 2 keeps two (a filter that
+    removes nothing must not pass these tests)."""
     top_k = submission.function("top_k_filter")
     logits = distinct_logits(np.random.default_rng(homework_seed + 120), (3, 7))
     k_value = {"0": 0, "V": 7, "V+3": 10}[k]
     got = call_filter(top_k, "top_k_filter", logits, k_value)
     expect_same_filter("top_k_filter", got, logits, logits, f"k = {k_value} with V = 7: nothing is removed")
+    got = call_filter(top_k, "top_k_filter", logits, 2)
+    expect_same_filter("top_k_filter", got, minitf_top_k(logits, 2), logits, "k = 2 with V = 7",
+                       top_k_diagnosis(logits, 2))
 
 
 @task1

@@ -103,9 +103,11 @@ def test_mix_inputs_position_by_position(submission, homework_seed):
 @pytest.mark.parametrize("eps", [0.0, 1.0])
 def test_mix_inputs_all_model_or_all_gold(submission, homework_seed, eps):
     """eps = 1: teacher forcing (fed = the gold inputs); eps = 0: every position but 0 and padding
-    holds the model's previous prediction."""
+    holds the model's previous prediction.  Each also checks the other extreme on a second problem
+    (returning the gold inputs unchanged must not pass a test)."""
     fn = submission.function("mix_inputs")
-    ids, predictions, use_gold = mix_problem(homework_seed + 510 + int(eps), eps=eps)
-    fed, _ = check_mix(fn, ids, predictions, use_gold | (eps == 1.0), f"eps = {eps:g}")
-    if eps == 1.0 and not np.array_equal(fed, ids):
-        fail("mix_inputs with every draw gold must return the gold inputs unchanged (teacher forcing)")
+    for e in (eps, 1.0 - eps):
+        ids, predictions, use_gold = mix_problem(homework_seed + 510 + int(e) + 2 * (e != eps), eps=e)
+        fed, _ = check_mix(fn, ids, predictions, use_gold | (e == 1.0), f"eps = {e:g}")
+        if e == 1.0 and not np.array_equal(fed, ids):
+            fail("mix_inputs with every draw gold must return the gold inputs unchanged (teacher forcing)")
