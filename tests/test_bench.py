@@ -33,7 +33,10 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
     assert main(["bench", "--json", "--repeats", "1", "--no-torch"]) == 0
     line = capsys.readouterr().out.strip()
     assert "\n" not in line
-    assert set(json.loads(line)) == {"numpy_tokens_per_s", "torch_tokens_per_s", "ratio"}
+    r = json.loads(line)
+    assert set(r) == {"numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s", "torch_tokens_per_s", "ratio",
+                      "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
+    assert r["numpy_blas"]["library"] and r["torch_blas"] is None  # --no-torch
 
 
 def test_decode_bench_runs_small_and_reports():

@@ -91,8 +91,8 @@ def test_bench_rnn_json_is_one_line_with_the_documented_keys(capsys):
     line = capsys.readouterr().out.strip()
     assert "\n" not in line
     r = json.loads(line)
-    assert set(r) == {"numpy_s_per_step", "torch_s_per_step", "ratio", "numpy_blas", "torch_blas", "load_average",
-                      "cpu_count"}
+    assert set(r) == {"numpy_s_per_step", "numpy_matmul_floor_s", "torch_s_per_step", "ratio", "numpy_blas",
+                      "torch_blas", "load_average", "cpu_count"}
     assert r["numpy_s_per_step"] > 0 and {"library", "kernel", "threads"} <= set(r["numpy_blas"])
 
 
@@ -113,8 +113,8 @@ def test_bench_rnn_passes_its_flags_on(capsys, monkeypatch):
 
     def fake(**kwargs):
         seen.update(kwargs)
-        return {k: None for k in ("numpy_s_per_step", "torch_s_per_step", "ratio", "numpy_blas", "torch_blas",
-                                  "load_average", "cpu_count")}
+        return {k: None for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "torch_s_per_step", "ratio",
+                                  "numpy_blas", "torch_blas", "load_average", "cpu_count")}
 
     monkeypatch.setattr(bench_rnn, "run_rnn_bench", fake)
     assert main(["bench", "--rnn", "--threads", "2", "--repeats", "4", "--no-torch", "--json"]) == 0

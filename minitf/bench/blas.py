@@ -19,7 +19,7 @@ import re
 
 import numpy as np
 
-__all__ = ["numpy_blas", "numpy_blas_threads", "torch_blas", "BLAS_THREAD_VARS"]
+__all__ = ["numpy_blas", "numpy_blas_threads", "torch_blas", "blas_line", "BLAS_THREAD_VARS"]
 
 BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -105,3 +105,13 @@ def torch_blas(torch) -> dict:
     except AttributeError:  # torch < 2.1
         kernel = None
     return {"library": library, "kernel": kernel, "threads": torch.get_num_threads()}
+
+
+def blas_line(b: dict) -> str:
+    """'scipy-openblas 0.3.31, SkylakeX kernel, 1 thread' from a numpy_blas() / torch_blas() dict."""
+    library = " ".join(str(x) for x in (b.get("library"), b.get("version")) if x) or "BLAS unknown"
+    kernel = f"{b['kernel']} kernel" if b.get("kernel") else "kernel unknown"
+    if b.get("coretype_env"):
+        kernel += f" (forced by OPENBLAS_CORETYPE={b['coretype_env']})"
+    n = b.get("threads")
+    return f"{library}, {kernel}, {n if n is not None else '?'} thread{'' if n == 1 else 's'}"

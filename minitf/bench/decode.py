@@ -51,9 +51,8 @@ from ..config import ModelConfig
 from ..decoding import decode_step, greedy_search, start_decoding
 from ..masks import MASK_VALUE
 from ..models.encoder_decoder import EncoderDecoder
-from .blas import numpy_blas, torch_blas
+from .blas import blas_line, numpy_blas, torch_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
-from .rnn import _blas_line
 from .training import _median_times_in_blocks
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least
@@ -436,7 +435,7 @@ def format_torch_step_report(r: dict, load_average: float | None = None) -> list
                      f"{'/'.join(f'{x:.3f}' for x in s['torch_block_ms'])}")
     lines += [f"  goal: ratio >= {r['goal_ratio_at_least']:g} in every setting: "
               f"{'met' if r['all_met'] else 'NOT met'}",
-              f"  numpy: {_blas_line(nb)}; torch: {_blas_line(tb)} (each library's default threads, as the "
+              f"  numpy: {blas_line(nb)}; torch: {blas_line(tb)} (each library's default threads, as the "
               f"training benchmark)"]
     if load_average is not None and load_average >= 1.0 and (tb.get("threads") or 1) > 1:
         lines.append(f"  note: torch runs each operation on {tb['threads']} threads that wait for one another; on a "

@@ -37,7 +37,7 @@ from ..loss import cross_entropy
 from ..models.rnn_seq2seq import RNNSeq2Seq
 from ..optim import AdamW
 from ..rnn.config import RNNConfig
-from .blas import BLAS_THREAD_VARS, numpy_blas, numpy_blas_threads, torch_blas
+from .blas import BLAS_THREAD_VARS, blas_line, numpy_blas, numpy_blas_threads, torch_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
 from .training import _median_times_in_blocks, reference_batch
 
@@ -221,28 +221,18 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
     return out
 
 
-def _blas_line(b: dict) -> str:
-    """'scipy-openblas 0.3.31, SkylakeX kernel, 1 thread' from a numpy_blas() / torch_blas() dict."""
-    library = " ".join(str(x) for x in (b.get("library"), b.get("version")) if x) or "BLAS unknown"
-    kernel = f"{b['kernel']} kernel" if b.get("kernel") else "kernel unknown"
-    if b.get("coretype_env"):
-        kernel += f" (forced by OPENBLAS_CORETYPE={b['coretype_env']})"
-    n = b.get("threads")
-    return f"{library}, {kernel}, {n if n is not None else '?'} thread{'' if n == 1 else 's'}"
-
-
 def format_rnn_report(r: dict) -> str:
     """The result of :func:`run_rnn_bench` as a short plain-text report."""
     c, b = r["config"], r["batch"]
     lines = [f"LSTM encoder-decoder training step (forward + backward + AdamW), float32, E={c['embedding_size']} "
              f"H={c['hidden_size']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} V={c['tgt_vocab_size']} "
              f"B={b['B']} S={b['S']} T={b['T']}, no attention",
-             f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {_blas_line(r['numpy_blas'])}",
+             f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {blas_line(r['numpy_blas'])}",
              f"  numpy's matrix products alone {r['numpy_matmul_floor_s'] * 1e3:.1f} ms/step (every product that can "
              f"be batched over time batched; a floor for any NumPy version of the step)"]
     if r.get("torch_s_per_step"):
         lines += [f"  torch eager  {r['torch_s_per_step'] * 1e3:8.1f} ms/step   torch {r['torch_version']}: "
-                  f"{_blas_line(r['torch_blas'])}",
+                  f"{blas_line(r['torch_blas'])}",
                   f"  ratio torch/numpy: {r['ratio']:.2f} (goal >= 1, NumPy at least as fast: "
                   f"{'met' if r['ratio'] >= 1 else 'NOT met'})",
                   f"  first loss: numpy {r['first_loss']['numpy']:.6f}, torch {r['first_loss']['torch']:.6f} "

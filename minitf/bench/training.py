@@ -17,6 +17,7 @@ from ..data import make_batch
 from ..loss import cross_entropy
 from ..models import EncoderDecoder
 from ..optim import AdamW
+from .blas import blas_line, numpy_blas, torch_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
@@ -111,6 +112,9 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
             out["torch_threads"] = torch.get_num_threads()
             steps["torch"] = torch_step_fn(EncoderDecoder(cfg), batch)
     seconds = _median_times_in_blocks(steps, repeats, warmup)
+    out["numpy_blas"] = numpy_blas()  # read after the run: the kernel and threads it ran with
+    if "torch" in steps:
+        out["torch_blas"] = torch_blas(torch)
     out["numpy_s_per_step"] = seconds["numpy"]
     out["numpy_tokens_per_s"] = n_tokens / seconds["numpy"]
     if "torch" in seconds:
@@ -125,10 +129,12 @@ def format_train_report(r: dict) -> str:
     lines = [f"training step (forward + backward + AdamW), float32, D={c['d_model']} H={c['n_heads']} "
              f"F={c['d_ff']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} B={c['batch_size']} "
              f"S={c['src_len']} T={c['tgt_len']} V={c['tgt_vocab_size']}",
-             f"  numpy          {r['numpy_s_per_step'] * 1e3:8.1f} ms/step  {r['numpy_tokens_per_s']:10,.0f} tokens/s"]
+             f"  numpy          {r['numpy_s_per_step'] * 1e3:8.1f} ms/step  {r['numpy_tokens_per_s']:10,.0f} tokens/s"
+             + (f"  ({blas_line(r['numpy_blas'])})" if r.get("numpy_blas") else "")]
     if r.get("torch_tokens_per_s"):
         lines.append(f"  torch eager    {r['torch_s_per_step'] * 1e3:8.1f} ms/step  {r['torch_tokens_per_s']:10,.0f} tokens/s"
-                     f"  (torch {r['torch_version']}, {r['torch_threads']} threads)")
+                     f"  (torch {r['torch_version']}"
+                     + (f": {blas_line(r['torch_blas'])})" if r.get("torch_blas") else f", {r['torch_threads']} threads)"))
         lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
