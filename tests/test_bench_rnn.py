@@ -51,8 +51,9 @@ def test_rnn_bench_compares_with_torch_on_the_same_weights():
     if r["numpy_blas"]["threads"] is not None:
         assert r["numpy_blas"]["threads"] == 1
     text = format_rnn_report(r)
-    assert 0 < r["numpy_matmul_floor_s"]
-    for field in ("numpy", "torch eager", "ms/step", "matrix products alone", "ratio torch/numpy", "1 thread", "kernel",
+    assert 0 < r["numpy_matmul_floor_s"] and 0 < r["numpy_gate_floor_s"]
+    for field in ("numpy", "torch eager", "ms/step", "numpy floor", "matrix products alone",
+                  "element-wise arithmetic alone", "ratio torch/numpy", "1 thread", "kernel",
                   "threads: 1 for both sides", "first loss"):
         assert field in text, text
     if r["numpy_blas"]["kernel"]:
@@ -91,8 +92,8 @@ def test_bench_rnn_json_is_one_line_with_the_documented_keys(capsys):
     line = capsys.readouterr().out.strip()
     assert "\n" not in line
     r = json.loads(line)
-    assert set(r) == {"numpy_s_per_step", "numpy_matmul_floor_s", "torch_s_per_step", "ratio", "numpy_blas",
-                      "torch_blas", "load_average", "cpu_count"}
+    assert set(r) == {"numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s", "torch_s_per_step", "ratio",
+                      "numpy_blas", "torch_blas", "load_average", "cpu_count"}
     assert r["numpy_s_per_step"] > 0 and {"library", "kernel", "threads"} <= set(r["numpy_blas"])
 
 
@@ -113,8 +114,8 @@ def test_bench_rnn_passes_its_flags_on(capsys, monkeypatch):
 
     def fake(**kwargs):
         seen.update(kwargs)
-        return {k: None for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "torch_s_per_step", "ratio",
-                                  "numpy_blas", "torch_blas", "load_average", "cpu_count")}
+        return {k: None for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s",
+                                  "torch_s_per_step", "ratio", "numpy_blas", "torch_blas", "load_average", "cpu_count")}
 
     monkeypatch.setattr(bench_rnn, "run_rnn_bench", fake)
     assert main(["bench", "--rnn", "--threads", "2", "--repeats", "4", "--no-torch", "--json"]) == 0

@@ -132,9 +132,9 @@ def format_train_report(r: dict) -> str:
              f"  numpy          {r['numpy_s_per_step'] * 1e3:8.1f} ms/step  {r['numpy_tokens_per_s']:10,.0f} tokens/s"
              + (f"  ({blas_line(r['numpy_blas'])})" if r.get("numpy_blas") else "")]
     if r.get("torch_tokens_per_s"):
-        lines.append(f"  torch eager    {r['torch_s_per_step'] * 1e3:8.1f} ms/step  {r['torch_tokens_per_s']:10,.0f} tokens/s"
-                     f"  (torch {r['torch_version']}"
-                     + (f": {blas_line(r['torch_blas'])})" if r.get("torch_blas") else f", {r['torch_threads']} threads)"))
+        torch_blas_text = blas_line(r["torch_blas"]) if r.get("torch_blas") else f"{r['torch_threads']} threads"
+        lines.append(f"  torch eager    {r['torch_s_per_step'] * 1e3:8.1f} ms/step  "
+                     f"{r['torch_tokens_per_s']:10,.0f} tokens/s  (torch {r['torch_version']}: {torch_blas_text})")
         lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")

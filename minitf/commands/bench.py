@@ -63,8 +63,9 @@ def run(args) -> int:
         r = run_rnn_bench(repeats=args.repeats or 10, with_torch=not args.no_torch,
                           threads=1 if args.threads is None else args.threads)
         if args.json:
-            print(json.dumps({k: r[k] for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "torch_s_per_step", "ratio",
-                                                "numpy_blas", "torch_blas", "load_average", "cpu_count")}))
+            print(json.dumps({k: r[k] for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s",
+                                                "torch_s_per_step", "ratio", "numpy_blas", "torch_blas",
+                                                "load_average", "cpu_count")}))
         else:
             print(format_rnn_report(r))
         return 0
