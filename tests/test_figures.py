@@ -358,7 +358,7 @@ def test_command_lists_figures(capsys):
 
 
 @pytest.mark.parametrize("argv, expected", [
-    (["--lesson", "7"], ["--lesson", "lessons with figures", "8"]),
+    (["--lesson", "11"], ["--lesson", "lessons with figures", "8"]),
     (["--lesson", "99"], ["--lesson", "8"]),
     (["--only", "key,nope"], ["'nope'", "key", "l08_shift"]),
     (["--lesson", "8", "--only", "nope"], ["'nope'", "l08_shift"]),

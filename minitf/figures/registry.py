@@ -137,12 +137,17 @@ def load() -> None:
         _loaded = True
 
 
-def _order(spec: FigureSpec) -> tuple[int, int]:
-    return (0 if spec.lesson is None else spec.lesson, list(_REGISTRY).index(spec.name))
+def _order(spec: FigureSpec) -> tuple[int, int, int]:
+    """By lesson, then by module in :data:`FIGURE_MODULES`' order, then in registration order:
+    the same whichever module a program happened to import first."""
+    module = spec.fn.__module__
+    rank = FIGURE_MODULES.index(module) if module in FIGURE_MODULES else len(FIGURE_MODULES)
+    return (0 if spec.lesson is None else spec.lesson, rank, list(_REGISTRY).index(spec.name))
 
 
 def all_figures(lesson: int | None = None) -> list[FigureSpec]:
-    """Every registered figure: course-wide first, then by lesson, then in registration order.
+    """Every registered figure: course-wide first, then by lesson, then by module in
+    :data:`FIGURE_MODULES`' order, then in registration order.
 
     With ``lesson``, only that lesson's figures (course-wide figures not included).
     """

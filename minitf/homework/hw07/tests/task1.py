@@ -57,6 +57,9 @@ def check_span_corruption(fn, tokens, mask, V) -> None:
     problem = f"tokens {tokens.tolist()}, noise_mask {mask.astype(int).tolist()}, V = {V}"
     L, n_noise = len(tokens), int(mask.sum())
     if not np.array_equal(inputs, want_in):
+        if n_noise and np.array_equal(inputs, tokens):
+            fail(f"inputs is the text unchanged: each run of noise tokens is to be replaced by one sentinel, "
+                 f"expected {want_in.tolist()} ({problem})")
         if n_noise > len(runs(mask)) and len(inputs) == L and np.array_equal(inputs[~mask], tokens[~mask]):
             fail(f"inputs has {L} tokens, as many as the text: every noise token got its own sentinel (or mask). T5 "
                  f"replaces each SPAN, a run of noise tokens, by ONE sentinel: expected {want_in.tolist()}, received "
