@@ -16,6 +16,8 @@ A lesson's code lives in four places, each with its own job:
 lesson  experiments                                 figures
 ======  ==========================================  ============================================
 1       :mod:`~minitf.course.lesson01` (its       :mod:`minitf.figures.lesson01`
+        task and models in
+        :mod:`~minitf.course.lesson01_sweep`, its
         sweep stored in ``results/lesson01.json``,
         ``python -m minitf.course.lesson01
         --measure`` measures it again)
