@@ -34,9 +34,51 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
     line = capsys.readouterr().out.strip()
     assert "\n" not in line
     r = json.loads(line)
-    assert set(r) == {"numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s", "torch_tokens_per_s", "ratio",
-                      "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
+    assert set(r) == {"config", "numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s", "torch_tokens_per_s",
+                      "ratio", "affine_s", "affine_gflop", "best_ratio", "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
     assert r["numpy_blas"]["library"] and r["torch_blas"] is None  # --no-torch
+
+
+def test_the_products_floor_has_every_product_of_a_forward_pass():
+    """The floor's shapes are the step's: recorded from a live forward at a small configuration,
+    the affine_forward calls' (rows, D_in, D_out) are exactly affine_shapes', and the attention
+    calls' (B, H, T, S, Dh) exactly attention_shapes', in order; the FLOP count follows from them."""
+    import minitf.attention as attention
+    import minitf.layers.linear as linear
+    from minitf.bench.training import affine_floor_fn, affine_shapes, attention_shapes
+    from minitf.config import ModelConfig
+    from minitf.models import EncoderDecoder
+
+    cfg = ModelConfig(src_vocab_size=11, tgt_vocab_size=13, d_model=8, n_heads=2, d_ff=12, n_encoder_layers=2,
+                      n_decoder_layers=3, max_len=16)
+    batch = reference_batch(B=3, S=5, T=4, V=11)
+    seen_affine, seen_attention = [], []
+    affine, sdpa = linear.affine_forward, attention.scaled_dot_product_attention
+
+    def recording_affine(x, W, b):
+        seen_affine.append((x.size // W.shape[0], *W.shape))
+        return affine(x, W, b)
+
+    def recording_attention(Q, K, V, mask=None, weights=None):
+        seen_attention.append((*Q.shape[:3], K.shape[2], Q.shape[3]))
+        return sdpa(Q, K, V, mask, weights)
+
+    with pytest.MonkeyPatch.context() as mp:
+        for module in ("minitf.layers.linear", "minitf.attention", "minitf.models.encoder_decoder"):
+            mp.setattr(f"{module}.affine_forward", recording_affine, raising=False)
+        mp.setattr("minitf.attention.scaled_dot_product_attention", recording_attention)
+        EncoderDecoder(cfg).forward(batch.input_ids, batch.decoder_input_ids)
+    assert seen_affine == affine_shapes(cfg, B=3, S=5, T=4)
+    assert seen_attention == attention_shapes(cfg, B=3, S=5, T=4)
+    _, flops = affine_floor_fn(cfg, B=3, S=5, T=4)
+    assert flops == (sum(3 * 2 * n * d_in * d_out for n, d_in, d_out in seen_affine)
+                     + sum(6 * 2 * b * h * t * s * dh for b, h, t, s, dh in seen_attention))
+
+
+def test_large_bench_runs_the_large_configuration():
+    r = run_train_bench(repeats=1, warmup=0, with_torch=False, large=True)
+    assert (r["config"]["d_model"], r["config"]["n_encoder_layers"], r["config"]["tgt_len"]) == (256, 4, 64)
+    assert r["affine_s"] > 0 and "matrix products alone" in format_train_report(r)
 
 
 def test_decode_bench_runs_small_and_reports():
@@ -63,6 +105,8 @@ def test_reports_warn_when_the_machine_was_busy():
     (["--repeats", "0"], "--repeats: expected a positive integer, got 0"),
     (["--decode", "--repeats", "-1"], "--repeats: expected a positive integer, got -1"),
     (["--decode", "--rnn"], "--rnn: times training, --decode decoding: expected one of them, got both"),
+    (["--large", "--decode"], "--large: a configuration of the transformer's training step, expected without "
+                              "--decode, got --decode"),
 ])
 def test_bench_rejects_bad_arguments_with_exit_code_2(capsys, argv, message):
     assert main(["bench", *argv]) == 2

@@ -2,8 +2,17 @@
 installed, in PyTorch eager on the same model with the same weights.
 
 Reference configuration: d_model 128, 4 heads, F 512, 2 encoder + 2 decoder layers,
-B 32, S = T = 32, vocabulary 64, float32.  Throughput is counted in target tokens
-(B * T) per second; the ratio is NumPy's throughput over PyTorch's.
+B 32, S = T = 32, vocabulary 64, float32; the large one (``minitf bench --large``):
+d_model 256, 8 heads, F 1024, 4 + 4 layers, B 16, S = T = 64.  Throughput is counted in
+target tokens (B * T) per second; the ratio is NumPy's throughput over PyTorch's.
+
+Next to the step, the bench times its *matrix products alone* (:func:`affine_floor_fn`):
+every ``x W``, ``dy W^T`` and ``x^T dy`` of the step's linear maps (the four projections of
+each attention, the two of each feed-forward, the output head) and the six batched products
+of each attention, on preallocated arrays of the step's shapes, with nothing between them.
+They are about 6.0 GFLOP of the reference step (5.7 in the linear maps).  Whatever the rest
+of the step costs, NumPy cannot be faster than them: torch's step time over theirs is the
+best ratio this BLAS allows.
 """
 from __future__ import annotations
 
@@ -22,6 +31,10 @@ from .process import busy_machine_note, keep_freed_memory, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
                  n_encoder_layers=2, n_decoder_layers=2, max_len=64, dtype="float32")
+REFERENCE_BATCH = dict(B=32, S=32, T=32)
+LARGE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=256, n_heads=8, d_ff=1024,
+             n_encoder_layers=4, n_decoder_layers=4, max_len=128, dtype="float32")
+LARGE_BATCH = dict(B=16, S=64, T=64)
 
 
 def reference_batch(B: int = 32, S: int = 32, T: int = 32, V: int = 64, seed: int = 0):
@@ -70,6 +83,59 @@ def torch_step_fn(model: EncoderDecoder, batch):
     return step
 
 
+def affine_shapes(cfg: ModelConfig, B: int, S: int, T: int) -> list[tuple[int, int, int]]:
+    """(rows, D_in, D_out) of every affine map ``x W + b`` in a forward pass of the encoder-decoder,
+    in the order it runs them: per encoder layer W_q, W_k, W_v, W_o and the feed-forward's two; per
+    decoder layer the same for self-attention, then cross-attention's W_q on the T target rows,
+    W_k, W_v on the S source rows and W_o, then the feed-forward; last the output head."""
+    D, F, V = cfg.d_model, cfg.d_ff, cfg.tgt_vocab_size
+    enc, dec = B * S, B * T  # rows: source and target tokens
+    encoder_layer = [(enc, D, D)] * 4 + [(enc, D, F), (enc, F, D)]
+    decoder_layer = [(dec, D, D)] * 4 + [(dec, D, D), (enc, D, D), (enc, D, D), (dec, D, D)] + [(dec, D, F), (dec, F, D)]
+    return encoder_layer * cfg.n_encoder_layers + decoder_layer * cfg.n_decoder_layers + [(dec, D, V)]
+
+
+def attention_shapes(cfg: ModelConfig, B: int, S: int, T: int) -> list[tuple[int, int, int, int, int]]:
+    """(B, H, T_q, S_k, Dh) of every scaled dot-product attention in a forward pass, in order:
+    the encoder's self-attentions (S over S), then per decoder layer self (T over T) and cross
+    (T over S)."""
+    H = cfg.n_heads
+    Dh = cfg.d_model // H
+    return [(B, H, S, S, Dh)] * cfg.n_encoder_layers + [(B, H, T, T, Dh), (B, H, T, S, Dh)] * cfg.n_decoder_layers
+
+
+def affine_floor_fn(cfg: ModelConfig, B: int, S: int, T: int, seed: int = 0):
+    """A function that runs the step's matrix products alone (module docstring), and their FLOP
+    count.  Each affine map ``x W`` gives three -- forward ``x W``, backward ``dy W^T`` and
+    ``x^T dy`` -- and each attention six, batched over (B, H) as the step runs them: forward
+    ``Q K^T`` and ``A V``, backward ``dout V^T``, ``A^T dout``, ``dscores K`` and ``dscores^T Q``."""
+    rng = np.random.default_rng(seed)
+
+    def normal(*shape):
+        return rng.standard_normal(shape, dtype=np.float32)
+
+    affine = [(normal(n, d_in), normal(d_in, d_out), normal(n, d_out)) for n, d_in, d_out in affine_shapes(cfg, B, S, T)]
+    attention = [(normal(b, h, t, dh), normal(b, h, s, dh), normal(b, h, t, s))
+                 for b, h, t, s, dh in attention_shapes(cfg, B, S, T)]
+    flops = (sum(3 * 2 * x.shape[0] * x.shape[1] * W.shape[1] for x, W, _ in affine)
+             + sum(6 * 2 * A.size * Q.shape[-1] for Q, _, A in attention))
+
+    def products():
+        for x, W, dy in affine:
+            x @ W  # (N, D_in) @ (D_in, D_out)
+            dy @ W.T  # (N, D_out) @ (D_out, D_in)
+            x.T @ dy  # (D_in, N) @ (N, D_out)
+        for Q, K, A in attention:  # K stands for V too, Q for dout: the same shapes
+            Q @ K.swapaxes(-1, -2)  # scores: (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
+            A @ K  # out: (B, H, T, S) @ (B, H, S, Dh)
+            Q @ K.swapaxes(-1, -2)  # dA = dout V^T
+            A.swapaxes(-1, -2) @ Q  # dV = A^T dout: (B, H, S, T) @ (B, H, T, Dh)
+            A @ K  # dQ = dscores K
+            A.swapaxes(-1, -2) @ Q  # dK = dscores^T Q
+
+    return products, flops
+
+
 def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 3) -> dict:
     """Median seconds per call of each function.  The contenders take turns in blocks
     (``warmup`` untimed calls, then ``repeats`` timed ones), ``rounds`` times over, so a
@@ -88,16 +154,21 @@ def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True) -> dict:
-    """Median seconds per step for NumPy (and PyTorch eager, taking turns with it in three
-    blocks of ``repeats`` steps each), tokens/s and the ratio."""
+def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True,
+                    large: bool = False) -> dict:
+    """Median seconds per step for NumPy (and PyTorch eager, and the affine products alone,
+    taking turns in three blocks of ``repeats`` steps each), tokens/s and the ratio; the
+    reference configuration, or with ``large`` the large one."""
     load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
-    cfg = ModelConfig(**REFERENCE, seed=seed)
-    batch = reference_batch(seed=seed)
+    model_kw, shape = (LARGE, LARGE_BATCH) if large else (REFERENCE, REFERENCE_BATCH)
+    cfg = ModelConfig(**model_kw, seed=seed)
+    batch = reference_batch(**shape, V=cfg.tgt_vocab_size, seed=seed)
     n_tokens = int(batch.labels.size)
-    steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch)}
-    out = {"config": {**REFERENCE, "batch_size": 32, "src_len": 32, "tgt_len": 32},
+    floor, floor_flops = affine_floor_fn(cfg, **shape, seed=seed)
+    steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch), "affine": floor}
+    out = {"config": {**model_kw, "batch_size": shape["B"], "src_len": shape["S"], "tgt_len": shape["T"]},
+           "large": large, "affine_gflop": floor_flops / 1e9,
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,
            "load_average": load, "cpu_count": os.cpu_count(),
@@ -117,10 +188,12 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
         out["torch_blas"] = torch_blas(torch)
     out["numpy_s_per_step"] = seconds["numpy"]
     out["numpy_tokens_per_s"] = n_tokens / seconds["numpy"]
+    out["affine_s"] = seconds["affine"]
     if "torch" in seconds:
         out["torch_s_per_step"] = seconds["torch"]
         out["torch_tokens_per_s"] = n_tokens / seconds["torch"]
         out["ratio"] = out["numpy_tokens_per_s"] / out["torch_tokens_per_s"]
+        out["best_ratio"] = seconds["torch"] / seconds["affine"]
     return out
 
 
@@ -138,6 +211,10 @@ def format_train_report(r: dict) -> str:
         lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
+    a = r["affine_s"]
+    lines.append(f"  numpy's matrix products alone {a * 1e3:.1f} ms ({r['affine_gflop']:.2f} GFLOP, "
+                 f"{r['affine_gflop'] / a:.0f} GFLOP/s), the rest of its step {(r['numpy_s_per_step'] - a) * 1e3:.1f} ms"
+                 + (f"; best possible ratio {r['best_ratio']:.2f} (torch's step over them)" if r.get("best_ratio") else ""))
     if r.get("openblas_coretype"):
         lines.append(f"  note: OPENBLAS_CORETYPE={r['openblas_coretype']} is set, so NumPy's OpenBLAS uses that "
                      "CPU's kernels, whatever this CPU supports")

@@ -14,6 +14,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rnn", action="store_true",
                    help="time an LSTM encoder-decoder's training step (NumPy vs torch.nn.LSTM) instead of the "
                         "transformer's")
+    p.add_argument("--large", action="store_true",
+                   help="time the training step at the large configuration (D 256, H 8, F 1024, 4+4 layers, B 16, "
+                        "S = T = 64) instead of the reference one")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="--rnn only: BLAS and torch threads, the same for both sides (default: 1, as `minitf train "
                         "--model rnn` trains: a recurrent step's products are too small to share)")
@@ -37,6 +40,9 @@ def run(args) -> int:
         problem = f"--threads: only used with --rnn, got --threads {args.threads}"
     elif args.threads is not None and args.threads < 1:
         problem = f"--threads: expected a positive integer, got {args.threads}"
+    elif args.large and (args.decode or args.rnn or args.profile):
+        other = "--decode" if args.decode else "--rnn" if args.rnn else "--profile"
+        problem = f"--large: a configuration of the transformer's training step, expected without {other}, got {other}"
     elif args.profile and (args.decode or args.rnn):
         other = "--decode" if args.decode else "--rnn"
         problem = f"--profile: profiles the transformer's training step, expected without {other}, got {other}"
@@ -71,10 +77,11 @@ def run(args) -> int:
         return 0
     from ..bench.training import format_train_report, run_train_bench
 
-    r = run_train_bench(repeats=args.repeats or 10, with_torch=not args.no_torch)
+    r = run_train_bench(repeats=args.repeats or 10, with_torch=not args.no_torch, large=args.large)
     if args.json:
-        print(json.dumps({k: r.get(k) for k in ("numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s",
-                                                "torch_tokens_per_s", "ratio", "numpy_blas", "torch_blas",
+        print(json.dumps({k: r.get(k) for k in ("config", "numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s",
+                                                "torch_tokens_per_s", "ratio", "affine_s", "affine_gflop",
+                                                "best_ratio", "numpy_blas", "torch_blas",
                                                 "openblas_coretype", "load_average", "cpu_count")}))
     else:
         print(format_train_report(r))
