@@ -194,6 +194,24 @@ class MultiHeadAttention(Module):
         V = split_heads(affine_forward(x_kv, p["W_v"], p["b_v"]), self.n_heads)
         return K, V
 
+    def joined_qkv(self):
+        """The three projections as one: W_qkv = [W_q W_k W_v] (D, 3D) and b_qkv = [b_q b_k b_v]
+        (3D,), as torch stores ``in_proj_weight`` (transposed).  A copy: decoding joins them
+        once per run, while the weights cannot change, and :meth:`project_qkv` uses them."""
+        p = self.params
+        W_qkv = np.concatenate([p["W_q"], p["W_k"], p["W_v"]], axis=1)  # (D, 3D)
+        b_qkv = np.concatenate([p["b_q"], p["b_k"], p["b_v"]])  # (3D,)
+        return W_qkv, b_qkv
+
+    def project_qkv(self, x: np.ndarray, W_qkv: np.ndarray, b_qkv: np.ndarray):
+        """x (B, T, D) -> Q, K, V (B, H, T, Dh), self-attention's three projections in one matrix
+        product (on few rows, as in decoding, one call costs what three would: they are small)."""
+        B, T, D = x.shape
+        H = self.n_heads
+        qkv = affine_forward(x, W_qkv, b_qkv)  # (B, T, D) @ (D, 3D) -> (B, T, 3D)
+        Q, K, V = qkv.reshape(B, T, 3, H, D // H).transpose(2, 0, 3, 1, 4)  # (B, T, 3, H, Dh) -> 3 x (B, H, T, Dh)
+        return Q, K, V
+
     def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None, weights=None):
         """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache.
 

@@ -673,3 +673,26 @@ def test_a_non_causal_decoder_lets_earlier_positions_see_later_ones(rng):
     causal, leaky = uncached_logits(make_model(), src, ids), uncached_logits(make_model(causal=False), src, ids)
     assert np.abs(causal[:, -1] - leaky[:, -1]).max() > 1e-3
     assert np.abs(causal[:, 0] - leaky[:, 0]).max() > 1e-3
+
+
+def test_joined_qkv_projects_as_the_three_separate_projections(rng):
+    """One product against [W_q W_k W_v] gives the Q, K, V of the three separate ones (float64, to
+    rounding), and a cache that joins them once decodes as one that joins them at every step."""
+    model = make_model()
+    attn = model.decoder_layers[0].self_attn
+    for name in ("b_q", "b_k", "b_v"):
+        attn.params[name][...] = rng.standard_normal(attn.d_model)  # nonzero biases, so their order matters
+    x = rng.standard_normal((3, 5, attn.d_model))
+    Q, K, V = attn.project_qkv(x, *attn.joined_qkv())
+    K_sep, V_sep = attn.project_kv(x)
+    for joined, separate in ((Q, attn.project_q(x)), (K, K_sep), (V, V_sep)):
+        np.testing.assert_allclose(joined, separate, rtol=0, atol=1e-12)
+    src = padded_sources(rng)
+    ids = rng.integers(4, 9, size=(3, 4))
+    joined_once = start_decoding(model, src)
+    every_step = joined_once._replace(layers=tuple(kv._replace(qkv=None) for kv in joined_once.layers))
+    assert all(kv.qkv is not None for kv in joined_once.layers)
+    a, _ = decode_step(model, ids, joined_once)
+    b, _ = decode_step(model, ids, every_step)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(a, uncached_logits(model, src, ids), rtol=0, atol=TOL["float64"])

@@ -73,6 +73,9 @@ class LayerKV(NamedTuple):
     V_self: np.ndarray  # (N, H, T_max, Dh)
     K_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k), once per example; None: decoder-only
     V_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
+    # the self-attention's (W_qkv (D, 3D), b_qkv (3D,)), joined once per decoding run
+    # (MultiHeadAttention.joined_qkv); None: joined at every step
+    qkv: tuple | None = None
 
 
 class CopySource(NamedTuple):
@@ -176,6 +179,7 @@ def init_cache(model: EncoderDecoder, H_enc: np.ndarray, src_mask: np.ndarray, *
             # contiguous once here, so no step has to copy a strided view inside matmul
             K_cross=np.ascontiguousarray(K_cross),  # (B, H, S, Dh)
             V_cross=np.ascontiguousarray(V_cross),
+            qkv=layer.self_attn.joined_qkv(),  # one product for Q, K and V at every step
         ))
     cov = np.zeros((B * G, S), dtype=model.dtype) if coverage else None  # (N, S)
     return KVCache(tuple(layers), np.asarray(src_mask, dtype=model.dtype), 0, G, coverage=cov)
@@ -235,14 +239,15 @@ def _prefill_prompt(model: DecoderOnly, src_ids, group_size: int, max_len: int |
     is_pad = np.arange(capacity)[None, :] < prompt_pad[:, None]  # (B, S + T_max)
     prompt_mask = np.where(is_pad, MASK_VALUE, 0.0).astype(model.dtype)[:, None, None, :]  # (B, 1, 1, S + T_max)
     layers = tuple(LayerKV(np.zeros((B, H, capacity, Dh), dtype=model.dtype),  # (B, H, S + T_max, Dh)
-                           np.zeros((B, H, capacity, Dh), dtype=model.dtype), None, None)
-                   for _ in model.decoder_layers)
+                           np.zeros((B, H, capacity, Dh), dtype=model.dtype), None, None,
+                           layer.self_attn.joined_qkv())
+                   for layer in model.decoder_layers)
     cache = KVCache(layers, None, 0, 1, prompt_mask, prompt_pad)
     _, cache = decode_step(model, prompt, cache)  # the prefill: every prompt slot in one pass, once per example
     if G == 1:
         return cache
     # the G rows of an example continue the same prompt: copy its keys and values to each
-    layers = tuple(LayerKV(np.repeat(kv.K_self, G, axis=0), np.repeat(kv.V_self, G, axis=0), None, None)
+    layers = tuple(LayerKV(np.repeat(kv.K_self, G, axis=0), np.repeat(kv.V_self, G, axis=0), None, None, kv.qkv)
                    for kv in cache.layers)  # (N, H, S + T_max, Dh)
     return KVCache(layers, None, S, G, np.repeat(prompt_mask, G, axis=0), np.repeat(prompt_pad, G))
 
@@ -255,8 +260,8 @@ def _self_attention_step(attn, h: np.ndarray, kv: LayerKV, t: int, mask):
     cache at positions t .. t+T_new-1, then attends over positions 0 .. t+T_new-1.
     """
     T_new = h.shape[1]
-    Q = attn.project_q(h)  # (N, H, T_new, Dh)
-    K_new, V_new = attn.project_kv(h)  # (N, H, T_new, Dh) each
+    W_qkv, b_qkv = attn.joined_qkv() if kv.qkv is None else kv.qkv  # (D, 3D), (3D,)
+    Q, K_new, V_new = attn.project_qkv(h, W_qkv, b_qkv)  # (N, H, T_new, Dh) each
     kv.K_self[:, :, t:t + T_new] = K_new  # in place: no reallocation, no concatenate
     kv.V_self[:, :, t:t + T_new] = V_new
     K = kv.K_self[:, :, :t + T_new]  # (N, H, t+T_new, Dh) a view of the filled part
