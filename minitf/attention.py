@@ -196,21 +196,20 @@ class MultiHeadAttention(Module):
 
     def joined_qkv(self):
         """The three projections as one: W_qkv = [W_q W_k W_v] (D, 3D) and b_qkv = [b_q b_k b_v]
-        (3D,), as torch stores ``in_proj_weight`` (transposed).  A copy: decoding joins them
-        once per run, while the weights cannot change, and :meth:`project_qkv` uses them."""
+        (3D,), as torch stores ``in_proj_weight`` (transposed).  A copy, valid while the weights
+        stay as they are: decoding joins them once per run, as it computes the cross K, V once."""
         p = self.params
         W_qkv = np.concatenate([p["W_q"], p["W_k"], p["W_v"]], axis=1)  # (D, 3D)
         b_qkv = np.concatenate([p["b_q"], p["b_k"], p["b_v"]])  # (3D,)
         return W_qkv, b_qkv
 
     def project_qkv(self, x: np.ndarray, W_qkv: np.ndarray, b_qkv: np.ndarray):
-        """x (B, T, D) -> Q, K, V (B, H, T, Dh), self-attention's three projections in one matrix
-        product (on few rows, as in decoding, one call costs what three would: they are small)."""
-        B, T, D = x.shape
-        H = self.n_heads
+        """x (B, T, D) -> Q, K, V (B, H, T, Dh): self-attention's three projections in one matrix
+        product against :meth:`joined_qkv`'s weights.  On the few rows of a decoding step, one
+        product of three times the width costs about what each of the three would."""
         qkv = affine_forward(x, W_qkv, b_qkv)  # (B, T, D) @ (D, 3D) -> (B, T, 3D)
-        Q, K, V = qkv.reshape(B, T, 3, H, D // H).transpose(2, 0, 3, 1, 4)  # (B, T, 3, H, Dh) -> 3 x (B, H, T, Dh)
-        return Q, K, V
+        q, k, v = np.split(qkv, 3, axis=-1)  # (B, T, D) each, views
+        return split_heads(q, self.n_heads), split_heads(k, self.n_heads), split_heads(v, self.n_heads)
 
     def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None, weights=None):
         """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache.

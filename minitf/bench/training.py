@@ -108,30 +108,33 @@ def affine_floor_fn(cfg: ModelConfig, B: int, S: int, T: int, seed: int = 0):
     """A function that runs the step's matrix products alone (module docstring), and their FLOP
     count.  Each affine map ``x W`` gives three -- forward ``x W``, backward ``dy W^T`` and
     ``x^T dy`` -- and each attention six, batched over (B, H) as the step runs them: forward
-    ``Q K^T`` and ``A V``, backward ``dout V^T``, ``A^T dout``, ``dscores K`` and ``dscores^T Q``."""
+    ``Q K^T`` and ``A V``, backward ``dout V^T``, ``A^T dout``, ``dscores K`` and ``dscores^T Q``.
+    The count is taken from the operands the function multiplies."""
     rng = np.random.default_rng(seed)
 
     def normal(*shape):
         return rng.standard_normal(shape, dtype=np.float32)
 
-    affine = [(normal(n, d_in), normal(d_in, d_out), normal(n, d_out)) for n, d_in, d_out in affine_shapes(cfg, B, S, T)]
-    attention = [(normal(b, h, t, dh), normal(b, h, s, dh), normal(b, h, t, s))
-                 for b, h, t, s, dh in attention_shapes(cfg, B, S, T)]
-    flops = (sum(3 * 2 * x.shape[0] * x.shape[1] * W.shape[1] for x, W, _ in affine)
-             + sum(6 * 2 * A.size * Q.shape[-1] for Q, _, A in attention))
+    pairs = []  # (a, b) for every product a @ b of the step
+    for n, d_in, d_out in affine_shapes(cfg, B, S, T):
+        x, W, dy = normal(n, d_in), normal(d_in, d_out), normal(n, d_out)
+        pairs += [(x, W),  # y = x W: (N, D_in) @ (D_in, D_out)
+                  (dy, W.T),  # dx = dy W^T: (N, D_out) @ (D_out, D_in)
+                  (x.T, dy)]  # dW = x^T dy: (D_in, N) @ (N, D_out)
+    for b, h, t, s, dh in attention_shapes(cfg, B, S, T):
+        Q, K, A = normal(b, h, t, dh), normal(b, h, s, dh), normal(b, h, t, s)  # K stands for V, Q for dout
+        K_T, A_T = K.swapaxes(-1, -2), A.swapaxes(-1, -2)  # (B, H, Dh, S), (B, H, S, T)
+        pairs += [(Q, K_T),  # scores = Q K^T: (B, H, T, Dh) @ (B, H, Dh, S)
+                  (A, K),  # out = A V: (B, H, T, S) @ (B, H, S, Dh)
+                  (Q, K_T),  # dA = dout V^T: (B, H, T, Dh) @ (B, H, Dh, S)
+                  (A_T, Q),  # dV = A^T dout: (B, H, S, T) @ (B, H, T, Dh)
+                  (A, K),  # dQ = dscores K: (B, H, T, S) @ (B, H, S, Dh)
+                  (A_T, Q)]  # dK = dscores^T Q: (B, H, S, T) @ (B, H, T, Dh)
+    flops = sum(2 * a.size * b.shape[-1] for a, b in pairs)  # (..., m, k) @ (..., k, n): 2 m k n per matrix
 
     def products():
-        for x, W, dy in affine:
-            x @ W  # (N, D_in) @ (D_in, D_out)
-            dy @ W.T  # (N, D_out) @ (D_out, D_in)
-            x.T @ dy  # (D_in, N) @ (N, D_out)
-        for Q, K, A in attention:  # K stands for V too, Q for dout: the same shapes
-            Q @ K.swapaxes(-1, -2)  # scores: (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
-            A @ K  # out: (B, H, T, S) @ (B, H, S, Dh)
-            Q @ K.swapaxes(-1, -2)  # dA = dout V^T
-            A.swapaxes(-1, -2) @ Q  # dV = A^T dout: (B, H, S, T) @ (B, H, T, Dh)
-            A @ K  # dQ = dscores K
-            A.swapaxes(-1, -2) @ Q  # dK = dscores^T Q
+        for a, b in pairs:
+            a @ b
 
     return products, flops
 

@@ -38,7 +38,8 @@ HOMEWORK = Homework(
               "minitf.rnn.attention._Attention.backward")),
         Task(4, "many heads: split and merge by reshape", 20.0, ("split_heads", "merge_heads"),
              ("minitf.attention.split_heads", "minitf.attention.merge_heads",
-              "minitf.attention.MultiHeadAttention.project_q", "minitf.attention.MultiHeadAttention.project_kv")),
+              "minitf.attention.MultiHeadAttention.project_q", "minitf.attention.MultiHeadAttention.project_kv",
+              "minitf.attention.MultiHeadAttention.project_qkv")),
         Task(5, "concept check: attention misconceptions", 15.0, ("ANSWERS",), autograder_only=True),
     ),
 )

@@ -18,7 +18,8 @@ off as well) and flagged by the static scan.
 from .. import Homework, Task
 
 _ATTENTION_FORWARD = ("minitf.attention.MultiHeadAttention.forward", "minitf.attention.MultiHeadAttention.project_q",
-                      "minitf.attention.MultiHeadAttention.project_kv", "minitf.attention.scaled_dot_product_attention",
+                      "minitf.attention.MultiHeadAttention.project_kv", "minitf.attention.MultiHeadAttention.project_qkv",
+                      "minitf.attention.scaled_dot_product_attention",
                       "minitf.decoding.cache._cross_attention_step", "minitf.blocks.DecoderBlock.forward",
                       "minitf.rnn.attention._Attention.forward")
 
