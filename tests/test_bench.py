@@ -35,7 +35,7 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
     assert "\n" not in line
     r = json.loads(line)
     assert set(r) == {"config", "numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s", "torch_tokens_per_s",
-                      "ratio", "affine_s", "affine_gflop", "best_ratio", "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
+                      "ratio", "products_s", "products_gflop", "best_ratio", "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
     assert r["numpy_blas"]["library"] and r["torch_blas"] is None  # --no-torch
 
 
@@ -45,7 +45,7 @@ def test_the_products_floor_has_every_product_of_a_forward_pass():
     calls' (B, H, T, S, Dh) exactly attention_shapes', in order; the FLOP count follows from them."""
     import minitf.attention as attention
     import minitf.layers.linear as linear
-    from minitf.bench.training import affine_floor_fn, affine_shapes, attention_shapes
+    from minitf.bench.training import products_floor_fn, affine_shapes, attention_shapes
     from minitf.config import ModelConfig
     from minitf.models import EncoderDecoder
 
@@ -70,7 +70,7 @@ def test_the_products_floor_has_every_product_of_a_forward_pass():
         EncoderDecoder(cfg).forward(batch.input_ids, batch.decoder_input_ids)
     assert seen_affine == affine_shapes(cfg, B=3, S=5, T=4)
     assert seen_attention == attention_shapes(cfg, B=3, S=5, T=4)
-    _, flops = affine_floor_fn(cfg, B=3, S=5, T=4)
+    _, flops = products_floor_fn(cfg, B=3, S=5, T=4)
     assert flops == (sum(3 * 2 * n * d_in * d_out for n, d_in, d_out in seen_affine)
                      + sum(6 * 2 * b * h * t * s * dh for b, h, t, s, dh in seen_attention))
 
@@ -78,7 +78,7 @@ def test_the_products_floor_has_every_product_of_a_forward_pass():
 def test_large_bench_runs_the_large_configuration():
     r = run_train_bench(repeats=1, warmup=0, with_torch=False, large=True)
     assert (r["config"]["d_model"], r["config"]["n_encoder_layers"], r["config"]["tgt_len"]) == (256, 4, 64)
-    assert r["affine_s"] > 0 and "matrix products alone" in format_train_report(r)
+    assert r["products_s"] > 0 and "matrix products alone" in format_train_report(r)
 
 
 def test_decode_bench_runs_small_and_reports():

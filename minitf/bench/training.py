@@ -6,7 +6,7 @@ B 32, S = T = 32, vocabulary 64, float32; the large one (``minitf bench --large`
 d_model 256, 8 heads, F 1024, 4 + 4 layers, B 16, S = T = 64.  Throughput is counted in
 target tokens (B * T) per second; the ratio is NumPy's throughput over PyTorch's.
 
-Next to the step, the bench times its *matrix products alone* (:func:`affine_floor_fn`):
+Next to the step, the bench times its *matrix products alone* (:func:`products_floor_fn`):
 every ``x W``, ``dy W^T`` and ``x^T dy`` of the step's linear maps (the four projections of
 each attention, the two of each feed-forward, the output head) and the six batched products
 of each attention, on preallocated arrays of the step's shapes, with nothing between them.
@@ -104,7 +104,7 @@ def attention_shapes(cfg: ModelConfig, B: int, S: int, T: int) -> list[tuple[int
     return [(B, H, S, S, Dh)] * cfg.n_encoder_layers + [(B, H, T, T, Dh), (B, H, T, S, Dh)] * cfg.n_decoder_layers
 
 
-def affine_floor_fn(cfg: ModelConfig, B: int, S: int, T: int, seed: int = 0):
+def products_floor_fn(cfg: ModelConfig, B: int, S: int, T: int, seed: int = 0):
     """A function that runs the step's matrix products alone (module docstring), and their FLOP
     count.  Each affine map ``x W`` gives three -- forward ``x W``, backward ``dy W^T`` and
     ``x^T dy`` -- and each attention six, batched over (B, H) as the step runs them: forward
@@ -159,7 +159,7 @@ def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 
 
 def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True,
                     large: bool = False) -> dict:
-    """Median seconds per step for NumPy (and PyTorch eager, and the affine products alone,
+    """Median seconds per step for NumPy (and PyTorch eager, and the matrix products alone,
     taking turns in three blocks of ``repeats`` steps each), tokens/s and the ratio; the
     reference configuration, or with ``large`` the large one."""
     load = load_average()  # before any work of ours: how busy the machine already is
@@ -168,10 +168,10 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
     cfg = ModelConfig(**model_kw, seed=seed)
     batch = reference_batch(**shape, V=cfg.tgt_vocab_size, seed=seed)
     n_tokens = int(batch.labels.size)
-    floor, floor_flops = affine_floor_fn(cfg, **shape, seed=seed)
-    steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch), "affine": floor}
+    floor, floor_flops = products_floor_fn(cfg, **shape, seed=seed)
+    steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch), "products": floor}
     out = {"config": {**model_kw, "batch_size": shape["B"], "src_len": shape["S"], "tgt_len": shape["T"]},
-           "large": large, "affine_gflop": floor_flops / 1e9,
+           "large": large, "products_gflop": floor_flops / 1e9,
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,
            "load_average": load, "cpu_count": os.cpu_count(),
@@ -191,12 +191,12 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
         out["torch_blas"] = torch_blas(torch)
     out["numpy_s_per_step"] = seconds["numpy"]
     out["numpy_tokens_per_s"] = n_tokens / seconds["numpy"]
-    out["affine_s"] = seconds["affine"]
+    out["products_s"] = seconds["products"]
     if "torch" in seconds:
         out["torch_s_per_step"] = seconds["torch"]
         out["torch_tokens_per_s"] = n_tokens / seconds["torch"]
         out["ratio"] = out["numpy_tokens_per_s"] / out["torch_tokens_per_s"]
-        out["best_ratio"] = seconds["torch"] / seconds["affine"]
+        out["best_ratio"] = seconds["torch"] / seconds["products"]
     return out
 
 
@@ -214,9 +214,9 @@ def format_train_report(r: dict) -> str:
         lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
-    a = r["affine_s"]
-    lines.append(f"  numpy's matrix products alone {a * 1e3:.1f} ms ({r['affine_gflop']:.2f} GFLOP, "
-                 f"{r['affine_gflop'] / a:.0f} GFLOP/s), the rest of its step {(r['numpy_s_per_step'] - a) * 1e3:.1f} ms"
+    a = r["products_s"]
+    lines.append(f"  numpy's matrix products alone {a * 1e3:.1f} ms ({r['products_gflop']:.2f} GFLOP, "
+                 f"{r['products_gflop'] / a:.0f} GFLOP/s), the rest of its step {(r['numpy_s_per_step'] - a) * 1e3:.1f} ms"
                  + (f"; best possible ratio {r['best_ratio']:.2f} (torch's step over them)" if r.get("best_ratio") else ""))
     if r.get("openblas_coretype"):
         lines.append(f"  note: OPENBLAS_CORETYPE={r['openblas_coretype']} is set, so NumPy's OpenBLAS uses that "

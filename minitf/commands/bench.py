@@ -80,7 +80,7 @@ def run(args) -> int:
     r = run_train_bench(repeats=args.repeats or 10, with_torch=not args.no_torch, large=args.large)
     if args.json:
         print(json.dumps({k: r.get(k) for k in ("config", "numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s",
-                                                "torch_tokens_per_s", "ratio", "affine_s", "affine_gflop",
+                                                "torch_tokens_per_s", "ratio", "products_s", "products_gflop",
                                                 "best_ratio", "numpy_blas", "torch_blas",
                                                 "openblas_coretype", "load_average", "cpu_count")}))
     else:
