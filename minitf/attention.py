@@ -46,6 +46,20 @@ class AttentionCache(NamedTuple):
     A: np.ndarray  # (B, H, T, S)   attention weights, for dV and the softmax backward
 
 
+def check_attention_mask(mask: np.ndarray, name: str = "mask") -> None:
+    """An additive float mask: values in [MASK_VALUE, 0], 0 = attend (build one with :mod:`minitf.masks`)."""
+    if mask.dtype.kind != "f":
+        raise TypeError(f"{name}: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
+                        f"got dtype {mask.dtype}; build one with minitf.masks")
+    if not mask.min() > -np.inf:  # -inf, or nan (every comparison with nan is False)
+        raise ValueError(f"{name}: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
+                         "fully masked row into nan; build one with minitf.masks")
+    if not mask.max() <= 0:
+        raise ValueError(f"{name}: expected values <= 0 (0 = attend, MASK_VALUE = blocked), got {mask.max()}; a 1/0 "
+                         f"'keep' mask (Hugging Face's attention_mask) must be turned into an additive one: "
+                         f"minitf.masks.key_padding_mask")
+
+
 def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> None:
     """K (B, H, S, Dh) with Q's B, H and Dh; V shaped like K; an additive float mask with
     values in [MASK_VALUE, 0] whose shape broadcasts to the scores (B, H, T, S).
@@ -56,16 +70,7 @@ def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> 
         check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")
     if mask is None:
         return
-    if mask.dtype.kind != "f":
-        raise TypeError(f"mask: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
-                        f"got dtype {mask.dtype}; build one with minitf.masks")
-    if not mask.min() > -np.inf:  # -inf, or nan (every comparison with nan is False)
-        raise ValueError("mask: expected finite values (0 or MASK_VALUE), got -inf or nan; -inf turns a "
-                         "fully masked row into nan; build one with minitf.masks")
-    if not mask.max() <= 0:
-        raise ValueError(f"mask: expected values <= 0 (0 = attend, MASK_VALUE = blocked), got {mask.max()}; a 1/0 "
-                         f"'keep' mask (Hugging Face's attention_mask) must be turned into an additive one: "
-                         f"minitf.masks.key_padding_mask")
+    check_attention_mask(mask)
     scores_shape = Q.shape[:-1] + K.shape[-2:-1]  # (B, H, T, S)
     if mask.ndim > len(scores_shape) or any(m not in (1, n) for m, n in zip(mask.shape[::-1], scores_shape[::-1])):
         raise ValueError(f"mask: expected a shape that broadcasts to the scores (B, H, T, S) = {scores_shape}, "
@@ -84,7 +89,8 @@ def masked_softmax(scores: np.ndarray, mask=None) -> np.ndarray:
     return A
 
 
-def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None, weights=None):
+def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask=None, weights=None, *,
+                                 check_args: bool = True):
     """Q (B, H, T, Dh), K and V (B, H, S, Dh), mask broadcastable to (B, H, T, S)
     -> out (B, H, T, Dh), cache.
 
@@ -96,9 +102,14 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
 
     ``weights``: None (the softmax), or another map from scores to weights (module
     docstring: the pointer-generator's coverage).
+
+    ``check_args=False`` skips the argument checks, for a caller that built Q, K, V and the
+    mask itself and checked what it was given at its own boundary: a decoding step, which
+    checks its cache's masks once per step, not once per attention.
     """
-    mask = None if mask is None else np.asarray(mask)
-    _check_attention_args(Q, K, V, mask)
+    if check_args:
+        mask = None if mask is None else np.asarray(mask)
+        _check_attention_args(Q, K, V, mask)
     Dh = Q.shape[-1]
     scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, Dh) @ (B, H, Dh, S) -> (B, H, T, S)
     scores *= 1.0 / math.sqrt(Dh)
@@ -207,9 +218,12 @@ class MultiHeadAttention(Module):
         """x (B, T, D) -> Q, K, V (B, H, T, Dh): self-attention's three projections in one matrix
         product against :meth:`joined_qkv`'s weights.  On the few rows of a decoding step, one
         product of three times the width costs about what each of the three would."""
+        B, T, D = x.shape
+        H = self.n_heads
         qkv = affine_forward(x, W_qkv, b_qkv)  # (B, T, D) @ (D, 3D) -> (B, T, 3D)
-        q, k, v = np.split(qkv, 3, axis=-1)  # (B, T, D) each, views
-        return split_heads(q, self.n_heads), split_heads(k, self.n_heads), split_heads(v, self.n_heads)
+        # split_heads for the three at once, views: (B, T, 3D) -> (B, T, 3, H, Dh) -> (3, B, H, T, Dh)
+        Q, K, V = qkv.reshape(B, T, 3, H, D // H).transpose(2, 0, 3, 1, 4)
+        return Q, K, V
 
     def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None, weights=None):
         """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache.

@@ -258,6 +258,10 @@ def test_output_room_and_bad_inputs(rng):
         decode_step(model, np.full((3, 1), BOS), start_decoding(enc_dec, src, max_len=3))
     with pytest.raises(ValueError, match="cache: expected one made for this EncoderDecoder"):
         decode_step(enc_dec, np.full((3, 1), BOS), start_decoding(model, src, max_len=3))
+    # the steps' attentions read the prompt's mask unchecked: decode_step checks it
+    cache = start_decoding(model, src, max_len=3)
+    with pytest.raises(ValueError, match="^cache.prompt_mask: expected values <= 0"):
+        decode_step(model, np.full((3, 1), BOS), cache._replace(prompt_mask=-cache.prompt_mask))
     with pytest.raises(ValueError, match="attention_mask: expected 1 on real tokens and 0 on padding"):
         model.forward(src, np.full(src.shape, 2))
     with pytest.raises(ValueError, match="attention_mask"):

@@ -581,6 +581,25 @@ def test_decode_step_refuses_training_mode_and_a_cache_from_another_model(rng):
         decode_step(deeper, first, cache)
 
 
+def test_decode_step_checks_the_caches_masks_its_attentions_read_unchecked(rng):
+    """The steps' attentions skip their argument checks (check_args=False): the masks come from
+    the cache, and decode_step checks them once a step.  A hand-made cache with a bad mask is
+    refused with the cache's field named, not turned into nan."""
+    model, src = make_model(), padded_sources(rng)
+    cache = start_decoding(model, src)
+    first = np.full((src.shape[0], 1), BOS)
+    bad_values = [(np.where(cache.src_mask < 0, -np.inf, 0.0), "expected finite values"),
+                  (np.ones_like(cache.src_mask), "expected values <= 0"),
+                  (cache.src_mask.astype(bool), "expected an additive float mask")]
+    for mask, message in bad_values:
+        with pytest.raises((ValueError, TypeError), match=f"^cache.src_mask: {message}"):
+            decode_step(model, first, cache._replace(src_mask=mask))
+    with pytest.raises(ValueError, match=r"^cache.src_mask: expected shape \(B, 1, 1, S\) = \(3, 1, 1, 7\), the "
+                                         r"cross-attention cache's, got \(3, 1, 1, 6\)$"):
+        decode_step(model, first, cache._replace(src_mask=cache.src_mask[..., :6]))
+    assert np.isfinite(decode_step(model, first, cache)[0]).all()  # the cache as made still decodes
+
+
 # =====================================================================================
 # The model's own start and end tokens
 # =====================================================================================

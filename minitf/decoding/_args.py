@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..attention import check_attention_mask
 from ..checks import check_choice, check_instance, check_int, check_number
 from ..models.decoder_only import DecoderOnly
 from ..models.encoder_decoder import EncoderDecoder
@@ -62,6 +63,16 @@ def _check_cache_fits(model, cache) -> None:
     if got != (c.n_decoder_layers, c.n_heads, c.d_head):
         raise ValueError(f"cache: expected one made for this model ({c.n_decoder_layers} decoder layers, "
                          f"{c.n_heads} heads of size {c.d_head}), got {got[0]} layers, {got[1]} heads of size {got[2]}")
+    # The steps' attentions read these masks unchecked (check_args=False): they are checked here, once a step.
+    kv = cache.layers[0] if cache.layers else None
+    if cache.src_mask is not None and kv is not None and kv.K_cross is not None:
+        B, _, S, _ = kv.K_cross.shape
+        if cache.src_mask.shape != (B, 1, 1, S):
+            raise ValueError(f"cache.src_mask: expected shape (B, 1, 1, S) = {(B, 1, 1, S)}, the cross-attention "
+                             f"cache's, got {cache.src_mask.shape}")
+    for name, mask in (("cache.src_mask", cache.src_mask), ("cache.prompt_mask", cache.prompt_mask)):
+        if mask is not None:
+            check_attention_mask(mask, name)
 
 
 # ---- logit processors -----------------------------------------------------------------------
