@@ -98,6 +98,13 @@ def test_bench_profile_command_prints_the_table_and_json(capsys):
     assert main(["bench", "--profile", "--repeats", "1", "--json"]) == 0
     r = json.loads(capsys.readouterr().out.strip())
     assert sum(r["share"].values()) == pytest.approx(1.0, abs=1e-9)
+    assert r["config"]["d_model"] == 128 and r["config"]["batch_size"] == 32
+
+
+def test_bench_profile_large_profiles_the_large_configuration(capsys):
+    assert main(["bench", "--profile", "--large", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "(D 256, H 8, F 1024, 4+4 layers, B 16, S 64, T 64, V 64, float32," in out
 
 
 @pytest.mark.parametrize("flag", ["--decode", "--rnn"])

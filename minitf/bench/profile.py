@@ -1,7 +1,7 @@
 """Where the time of a training step goes, by kind of operation (``minitf bench --profile``).
 
-The reference step of :mod:`minitf.bench.training` (forward, loss, backward, AdamW) runs
-``steps`` times under :mod:`cProfile`.  Every function's *own* time (``tottime``, its time
+The reference step of :mod:`minitf.bench.training` (forward, loss, backward, AdamW), or with
+``--large`` the large one, runs ``steps`` times under :mod:`cProfile`.  Every function's *own* time (``tottime``, its time
 minus that of the Python functions it calls) is put into one kind of operation:
 
 * a function of the model code is classified by where it lives (:data:`KINDS`): the
@@ -32,7 +32,7 @@ import numpy as np
 
 from .blas import numpy_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
-from .training import REFERENCE, numpy_step_fn, reference_batch
+from .training import LARGE, LARGE_BATCH, REFERENCE, REFERENCE_BATCH, numpy_step_fn, reference_batch
 
 # (kind, path suffix of the file, function names or None for every function in the file).
 # The first match wins.
@@ -128,21 +128,25 @@ def time_by_phase(stats: pstats.Stats) -> dict[str, float]:
     return out
 
 
-def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0) -> dict:
-    """Profile ``steps`` reference training steps (after ``warmup`` untimed ones).
+def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0, large: bool = False) -> dict:
+    """Profile ``steps`` reference training steps (after ``warmup`` untimed ones); with
+    ``large``, steps of the large configuration (``minitf bench --large``'s).
 
     Returns ``ms_per_step`` (kind -> ms per step), ``share`` (kind -> fraction, summing
     to 1), ``phase_ms_per_step`` (forward, loss, zero_grad, backward, optimizer: ms per step
     with what each calls), ``profiled_ms_per_step``, ``unprofiled_ms_per_step`` (the median
     of ``steps`` plain steps, run before the profiled ones), ``steps``, ``blas``
     (:func:`numpy_blas`), ``allocator_tuned`` (:func:`~minitf.bench.process.keep_freed_memory`,
-    set as ``minitf bench`` sets it), ``load_average`` and ``cpu_count``."""
+    set as ``minitf bench`` sets it), ``load_average``, ``cpu_count`` and ``config`` (the model's and the
+    batch's sizes)."""
     from ..config import ModelConfig
     from ..models import EncoderDecoder
 
     load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the process setting `minitf bench` times with
-    step = numpy_step_fn(EncoderDecoder(ModelConfig(**REFERENCE, seed=seed)), reference_batch(seed=seed))
+    model_kw, shape = (LARGE, LARGE_BATCH) if large else (REFERENCE, REFERENCE_BATCH)
+    step = numpy_step_fn(EncoderDecoder(ModelConfig(**model_kw, seed=seed)),
+                         reference_batch(**shape, V=model_kw["tgt_vocab_size"], seed=seed))
     for _ in range(warmup):
         step()
     plain = []
@@ -158,7 +162,9 @@ def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0) -> dict:
     stats = pstats.Stats(profiler)
     seconds = time_by_kind(stats)
     total = sum(seconds.values())
-    return {"steps": steps, "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
+    return {"steps": steps, "config": {**model_kw, "batch_size": shape["B"], "src_len": shape["S"],
+                                       "tgt_len": shape["T"]},
+            "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
             "load_average": load, "cpu_count": os.cpu_count(),
             "ms_per_step": {k: 1e3 * s / steps for k, s in seconds.items()},
             "share": {k: s / total for k, s in seconds.items()},
@@ -172,9 +178,10 @@ def _threads(n) -> str:
 
 
 def format_profile(r: dict) -> str:
-    b, c = r["blas"], REFERENCE
+    b, c = r["blas"], r["config"]
     config = (f"D {c['d_model']}, H {c['n_heads']}, F {c['d_ff']}, {c['n_encoder_layers']}+{c['n_decoder_layers']} "
-              f"layers, B 32, S = T = 32, V {c['tgt_vocab_size']}, {c['dtype']}, forward + backward + AdamW")
+              f"layers, B {c['batch_size']}, S {c['src_len']}, T {c['tgt_len']}, V {c['tgt_vocab_size']}, "
+              f"{c['dtype']}, forward + backward + AdamW")
     lines = [f"where a training step's time goes ({config}; {r['steps']} steps under cProfile)",
              f"  NumPy BLAS: {b['library']} {b['version']}, kernel {b['kernel']}, {_threads(b['threads'])}"
              + (f" (OPENBLAS_CORETYPE={b['coretype_env']})" if b.get("coretype_env") else ""),
