@@ -67,6 +67,17 @@ def test_seed_table_pairs_each_seed_with_the_baseline(results):
         l9e.stored_runs(results, "nope")
 
 
+def test_largest_difference_reads_every_named_field_and_every_entry():
+    """The comparison both lessons' live re-runs use: max |live - stored| over all the fields named."""
+    from minitf.course.stored import largest_difference
+
+    stored = {"error": 0.25, "by_position": [0.0, 0.5, 1.0], "loss_curve": [2.0, 1.0]}
+    live = {"error": 0.25, "by_position": [0.0, 0.5, 0.75], "loss_curve": [2.0, 1.125]}
+    assert largest_difference(live, stored, ("error",)) == 0.0
+    assert largest_difference(live, stored, ("error", "by_position")) == 0.25  # the last entry of the second field
+    assert largest_difference(live, stored, ("loss_curve",)) == 0.125
+
+
 # ---- the measurement ----------------------------------------------------------------------------------
 def test_error_by_position_by_hand():
     task = l9e.exposure_task()

@@ -28,7 +28,7 @@ from ..rnn import RNNConfig, ScheduledSampling, get_teacher_forcing_schedule
 from ..tasks import Task, get_task
 from ..training import History, TrainConfig, make_optimizer, sequence_metrics, train
 from . import stored
-from .stored import RESULTS_DIR, one_blas_thread
+from .stored import RESULTS_DIR, largest_difference, one_blas_thread
 
 
 # ---- the lesson's settings ----------------------------------------------------------------------
@@ -277,7 +277,7 @@ def compare_with_stored(run: Run, results: dict) -> Match:
     """Compare a live :func:`run_variant` with the same variant and seed in ``results``."""
     stored = stored_runs(results, run.variant)[run.seed]
     live = run_numbers(run)
-    acc = max(float(np.max(np.abs(np.subtract(live[f], stored[f])))) for f in
-              ("free_running_token", "free_running_exact", "teacher_forced_token", "teacher_forced_sequence"))
-    curve = float(np.max(np.abs(np.subtract(live["loss_curve"], stored["loss_curve"]))))
+    acc = largest_difference(live, stored, ("free_running_token", "free_running_exact", "teacher_forced_token",
+                                            "teacher_forced_sequence"))
+    curve = largest_difference(live, stored, ("loss_curve",))
     return Match(run.variant.name, run.seed, acc, curve, acc == 0.0 and curve <= 1e-4)

@@ -23,7 +23,7 @@ from .. import __version__
 from ..bench.blas import numpy_blas_threads
 
 __all__ = ["RESULTS_DIR", "one_blas_thread", "provenance", "Stopwatch", "dump", "write_results", "load_results",
-           "stored_runs", "measure_main"]
+           "stored_runs", "largest_difference", "measure_main"]
 
 RESULTS_DIR = Path(__file__).resolve().with_name("results")
 
@@ -88,6 +88,12 @@ def stored_runs(results: dict, name: str) -> dict:
     if name not in results["runs"]:
         raise KeyError(f"variant: {name!r} is not in the stored results; they hold {sorted(results['runs'])}")
     return {int(s): r for s, r in results["runs"][name].items()}
+
+
+def largest_difference(live: dict, stored: dict, fields) -> float:
+    """max |live - stored| over the named ``fields`` of a run's numbers (each a number or a list):
+    how far a live re-run of a stored point is from the stored file."""
+    return max(float(np.max(np.abs(np.subtract(live[f], stored[f])))) for f in fields)
 
 
 def measure_main(argv, *, module: str, description: str, measure, default_out: Path) -> int:
