@@ -47,7 +47,8 @@ class AttentionCache(NamedTuple):
 
 
 def check_attention_mask(mask: np.ndarray, name: str = "mask") -> None:
-    """An additive float mask: values in [MASK_VALUE, 0], 0 = attend (build one with :mod:`minitf.masks`)."""
+    """An additive float mask: finite values <= 0, 0 = attend, MASK_VALUE = blocked (build one with
+    :mod:`minitf.masks`)."""
     if mask.dtype.kind != "f":
         raise TypeError(f"{name}: expected an additive float mask (0 = attend, MASK_VALUE = blocked), "
                         f"got dtype {mask.dtype}; build one with minitf.masks")
@@ -64,7 +65,8 @@ def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> 
     """K (B, H, S, Dh) with Q's B, H and Dh; V shaped like K; an additive float mask with
     values in [MASK_VALUE, 0] whose shape broadcasts to the scores (B, H, T, S).
 
-    This runs on every attention call, so the common case is kept to a few comparisons."""
+    This runs on every attention call with ``check_args=True`` (a decoding step checks its masks
+    once instead), so the common case is kept to a few comparisons."""
     if not (K.shape[:-2] == Q.shape[:-2] and K.shape[-1:] == Q.shape[-1:] and V.shape == K.shape):
         check_shape("K", K, Q.shape[:-2] + (None, Q.shape[-1]), "(B, H, S, Dh) with Q's B, H and Dh")
         check_shape("V", V, K.shape, "(B, H, S, Dh), the shape of K")

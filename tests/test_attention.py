@@ -373,7 +373,8 @@ def test_attention_refuses_masks_it_would_misread(rng, mask, error, message):
 def test_unchecked_attention_computes_what_the_checked_one_does(rng):
     """check_args=False (for a caller that checked its masks at its own boundary: a decoding step)
     skips the checks and nothing else: the same output and cache, bit for bit."""
-    Q, K, V = rng.standard_normal((B, H, T, Dh)), rng.standard_normal((B, H, S, Dh)), rng.standard_normal((B, H, S, Dh))
+    Q, K = rng.standard_normal((B, H, T, Dh)), rng.standard_normal((B, H, S, Dh))
+    V = rng.standard_normal((B, H, S, Dh))
     mask = key_padding_mask(np.array([[5, 5, 5, 0, 0], [5, 5, 5, 5, 0]]), pad_id=0, dtype=np.float64)  # (B, 1, 1, S)
     checked, c1 = scaled_dot_product_attention(Q, K, V, mask)
     unchecked, c2 = scaled_dot_product_attention(Q, K, V, mask, check_args=False)
@@ -382,3 +383,4 @@ def test_unchecked_attention_computes_what_the_checked_one_does(rng):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="^mask: expected values <= 0"):
         scaled_dot_product_attention(Q, K, V, -mask)
+    scaled_dot_product_attention(Q, K, V, -mask, check_args=False)  # unchecked: the caller's responsibility

@@ -262,6 +262,11 @@ def test_output_room_and_bad_inputs(rng):
     cache = start_decoding(model, src, max_len=3)
     with pytest.raises(ValueError, match="^cache.prompt_mask: expected values <= 0"):
         decode_step(model, np.full((3, 1), BOS), cache._replace(prompt_mask=-cache.prompt_mask))
+    with pytest.raises(ValueError, match=r"^cache.prompt_mask: expected shape \(N, 1, 1, capacity\) = "
+                                         r"\(3, 1, 1, 10\), got \(3, 1, 1, 4\)$"):
+        decode_step(model, np.full((3, 1), BOS), cache._replace(prompt_mask=cache.prompt_mask[..., :4]))
+    with pytest.raises(ValueError, match=r"^cache.prompt_pad: expected shape \(N,\) = \(3,\), got \(1,\)$"):
+        decode_step(model, np.full((3, 1), BOS), cache._replace(prompt_pad=cache.prompt_pad[:1]))
     with pytest.raises(ValueError, match="attention_mask: expected 1 on real tokens and 0 on padding"):
         model.forward(src, np.full(src.shape, 2))
     with pytest.raises(ValueError, match="attention_mask"):

@@ -13,6 +13,7 @@ from minitf.data import CharTokenizer
 from minitf.decoding import (beam_search, decode_step, format_trace, greedy_search, init_cache,
                              length_normalized_score, reorder_cache, sample, start_decoding, warp_logits)
 from minitf.layers.softmax import log_softmax, softmax
+from minitf.models import DecoderOnly
 from minitf.models.encoder_decoder import EncoderDecoder
 
 TOL = {"float64": 1e-12, "float32": 1e-5}  # cached vs uncached logits, absolute
@@ -597,7 +598,43 @@ def test_decode_step_checks_the_caches_masks_its_attentions_read_unchecked(rng):
     with pytest.raises(ValueError, match=r"^cache.src_mask: expected shape \(B, 1, 1, S\) = \(3, 1, 1, 7\), the "
                                          r"cross-attention cache's, got \(3, 1, 1, 6\)$"):
         decode_step(model, first, cache._replace(src_mask=cache.src_mask[..., :6]))
+    grouped = start_decoding(model, src[:1], group_size=3)  # 3 rows; read as 1 row, they would broadcast
+    with pytest.raises(ValueError, match=r"^cache: expected self-attention buffers of N = 1 rows \(the cache's "
+                                         r"batch_rows\), got 3$"):
+        decode_step(model, first[:1], grouped._replace(group_size=1))
     assert np.isfinite(decode_step(model, first, cache)[0]).all()  # the cache as made still decodes
+
+
+def test_a_decoding_step_runs_no_per_attention_checks(monkeypatch, rng):
+    """The point of check_args=False: with the attention's own checks made to fail, decoding steps
+    still run and give the same logits (an encoder-decoder's grouped cache, one token and a chunk;
+    a decoder-only model, whose prefill feeds its prompt in one causal step)."""
+    import minitf.attention
+
+    def refuse(*args):
+        raise AssertionError("a decoding step ran the per-attention checks")
+
+    model, src = make_model(), padded_sources(rng)
+    ids = rng.integers(4, 9, size=(6, 3))  # 3 rows x 2 beams
+    decoder_only = DecoderOnly(ModelConfig(src_vocab_size=11, tgt_vocab_size=11, d_model=16, n_heads=4, d_ff=32,
+                                           n_decoder_layers=2, max_len=20, dtype="float64")).eval()
+
+    def run(checks_fail: bool):
+        cache = start_decoding(model, src, group_size=2)  # the encoder runs checked attentions: not a step
+        with monkeypatch.context() as m:
+            if checks_fail:
+                m.setattr(minitf.attention, "_check_attention_args", refuse)
+            one, cache = decode_step(model, ids[:, :1], cache)
+            chunk, _ = decode_step(model, ids[:, 1:], cache)
+            prompt = start_decoding(decoder_only, src)  # the prefill is a decoding step
+            after, _ = decode_step(decoder_only, np.full((3, 1), BOS), prompt)
+        return one, chunk, after
+
+    for a, b in zip(run(checks_fail=False), run(checks_fail=True)):
+        np.testing.assert_array_equal(a, b)
+    monkeypatch.setattr(minitf.attention, "_check_attention_args", refuse)
+    with pytest.raises(AssertionError, match="per-attention checks"):  # a forward pass still checks
+        model.forward(src, np.full((3, 2), BOS))
 
 
 # =====================================================================================
@@ -706,6 +743,8 @@ def test_joined_qkv_projects_as_the_three_separate_projections(rng):
     K_sep, V_sep = attn.project_kv(x)
     for joined, separate in ((Q, attn.project_q(x)), (K, K_sep), (V, V_sep)):
         np.testing.assert_allclose(joined, separate, rtol=0, atol=1e-12)
+    # views into the one (B, T, 3D) product, no copies: one position to the next is a row of 3D numbers
+    assert all(a.strides[2] == 3 * attn.d_model * a.itemsize for a in (Q, K, V)) and Q.base is K.base is V.base
     src = padded_sources(rng)
     ids = rng.integers(4, 9, size=(3, 4))
     joined_once = start_decoding(model, src)

@@ -1,8 +1,9 @@
 """Where the time of a training step goes, by kind of operation (``minitf bench --profile``).
 
 The reference step of :mod:`minitf.bench.training` (forward, loss, backward, AdamW), or with
-``--large`` the large one, runs ``steps`` times under :mod:`cProfile`.  Every function's *own* time (``tottime``, its time
-minus that of the Python functions it calls) is put into one kind of operation:
+``--large`` the large one, runs ``steps`` times under :mod:`cProfile`.  Every function's *own*
+time (``tottime``, its time minus that of the Python functions it calls) is put into one kind
+of operation:
 
 * a function of the model code is classified by where it lives (:data:`KINDS`): the
   products of ``affine_forward`` / ``affine_backward``, the products of scaled dot-product

@@ -63,8 +63,18 @@ def _check_cache_fits(model, cache) -> None:
     if got != (c.n_decoder_layers, c.n_heads, c.d_head):
         raise ValueError(f"cache: expected one made for this model ({c.n_decoder_layers} decoder layers, "
                          f"{c.n_heads} heads of size {c.d_head}), got {got[0]} layers, {got[1]} heads of size {got[2]}")
-    # The steps' attentions read these masks unchecked (check_args=False): they are checked here, once a step.
+    # The steps' attentions read the cache unchecked (check_args=False): its rows and masks are checked
+    # here, once a step.
     kv = cache.layers[0] if cache.layers else None
+    N = cache.batch_rows
+    if kv is not None and kv.K_self.shape[0] != N:
+        raise ValueError(f"cache: expected self-attention buffers of N = {N} rows (the cache's batch_rows), "
+                         f"got {kv.K_self.shape[0]}")
+    if cache.prompt_mask is not None and cache.prompt_mask.shape != (N, 1, 1, cache.capacity):
+        raise ValueError(f"cache.prompt_mask: expected shape (N, 1, 1, capacity) = {(N, 1, 1, cache.capacity)}, "
+                         f"got {cache.prompt_mask.shape}")
+    if cache.prompt_pad is not None and np.shape(cache.prompt_pad) != (N,):
+        raise ValueError(f"cache.prompt_pad: expected shape (N,) = ({N},), got {np.shape(cache.prompt_pad)}")
     if cache.src_mask is not None and kv is not None and kv.K_cross is not None:
         B, _, S, _ = kv.K_cross.shape
         if cache.src_mask.shape != (B, 1, 1, S):

@@ -266,7 +266,7 @@ def _self_attention_step(attn, h: np.ndarray, kv: LayerKV, t: int, mask):
     kv.V_self[:, :, t:t + T_new] = V_new
     K = kv.K_self[:, :, :t + T_new]  # (N, H, t+T_new, Dh) a view of the filled part
     V = kv.V_self[:, :, :t + T_new]  # (N, H, t+T_new, Dh)
-    # the mask is decode_step's: its causal mask, and the prompt's padding, checked there once a step
+    # the mask is decode_step's: the causal mask it builds, and the prompt's padding it checks once a step
     heads, _ = scaled_dot_product_attention(Q, K, V, mask, check_args=False)  # (N, H, T_new, Dh)
     y = affine_forward(merge_heads(heads), attn.params["W_o"], attn.params["b_o"])  # (N, T_new, D)
     return y, None
@@ -284,8 +284,8 @@ def _cross_attention_step(attn, h: np.ndarray, kv: LayerKV, src_mask: np.ndarray
     B = kv.K_cross.shape[0]
     q_in = h.reshape(B, (N // B) * T_new, D)  # (B, G*T_new, D) rows of an example are contiguous
     Q = attn.project_q(q_in)  # (B, H, G*T_new, Dh)
-    # src_mask is checked once a step, in decode_step
-    heads, _ = scaled_dot_product_attention(Q, kv.K_cross, kv.V_cross, src_mask, check_args=False)  # (B, H, G*T_new, Dh)
+    # src_mask is checked once a step, in decode_step;  heads (B, H, G*T_new, Dh)
+    heads, _ = scaled_dot_product_attention(Q, kv.K_cross, kv.V_cross, src_mask, check_args=False)
     y = affine_forward(merge_heads(heads), attn.params["W_o"], attn.params["b_o"])  # (B, G*T_new, D)
     return y.reshape(N, T_new, D), None  # (N, T_new, D)
 

@@ -209,8 +209,8 @@ def split_heads(x, H):
     -------
     heads : array (B, H, T, Dh), Dh = D // H, the dtype of ``x``
 
-    Not allowed: ``minitf.attention.split_heads``, ``MultiHeadAttention.project_q`` and
-    ``project_kv``.
+    Not allowed: ``minitf.attention.split_heads``, ``MultiHeadAttention.project_q``,
+    ``project_kv`` and ``project_qkv``.
     """
     raise NotImplementedError("Task 2.4: split_heads is not written yet")
 

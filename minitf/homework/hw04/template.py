@@ -98,7 +98,7 @@ def cross_attention_forward(X_q, X_kv, params, H, src_mask):
     A : array (B, H, T, S), the dtype of ``X_q``
         The attention weights.
 
-    Not allowed: ``MultiHeadAttention.forward``, ``.project_q``, ``.project_kv``,
+    Not allowed: ``MultiHeadAttention.forward``, ``.project_q``, ``.project_kv``, ``.project_qkv``,
     ``minitf.attention.scaled_dot_product_attention`` (and what calls it:
     ``DecoderBlock.forward``, the decoding steps).
     """
@@ -130,7 +130,7 @@ def encoder_keys_values(H_enc, params, H):
     K, V : arrays (B, H, S, Dh), the dtype of ``H_enc``
         ``K[b, h]`` is head h's keys: columns h*Dh .. (h+1)*Dh-1 of H_enc W_k + b_k.
 
-    Not allowed: ``MultiHeadAttention.project_kv`` (and ``project_q``, ``forward``),
+    Not allowed: ``MultiHeadAttention.project_kv`` (and ``project_q``, ``project_qkv``, ``forward``),
     ``minitf.decoding.cache.init_cache``, ``start_decoding``.
     """
     raise NotImplementedError("Task 4.2: encoder_keys_values is not written yet")
