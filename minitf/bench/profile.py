@@ -33,7 +33,7 @@ import numpy as np
 
 from .blas import numpy_blas
 from .process import busy_machine_note, keep_freed_memory, load_average
-from .training import LARGE, LARGE_BATCH, REFERENCE, REFERENCE_BATCH, numpy_step_fn, reference_batch
+from .training import configuration, numpy_step_fn, reference_batch
 
 # (kind, path suffix of the file, function names or None for every function in the file).
 # The first match wins.
@@ -145,7 +145,7 @@ def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0, large: bool = F
 
     load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the process setting `minitf bench` times with
-    model_kw, shape = (LARGE, LARGE_BATCH) if large else (REFERENCE, REFERENCE_BATCH)
+    model_kw, shape, record = configuration(large)
     step = numpy_step_fn(EncoderDecoder(ModelConfig(**model_kw, seed=seed)),
                          reference_batch(**shape, V=model_kw["tgt_vocab_size"], seed=seed))
     for _ in range(warmup):
@@ -163,9 +163,7 @@ def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0, large: bool = F
     stats = pstats.Stats(profiler)
     seconds = time_by_kind(stats)
     total = sum(seconds.values())
-    return {"steps": steps, "config": {**model_kw, "batch_size": shape["B"], "src_len": shape["S"],
-                                       "tgt_len": shape["T"]},
-            "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
+    return {"steps": steps, "config": record, "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
             "load_average": load, "cpu_count": os.cpu_count(),
             "ms_per_step": {k: 1e3 * s / steps for k, s in seconds.items()},
             "share": {k: s / total for k, s in seconds.items()},

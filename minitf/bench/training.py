@@ -37,6 +37,13 @@ LARGE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=256, n_heads=8, d_ff=
 LARGE_BATCH = dict(B=16, S=64, T=64)
 
 
+def configuration(large: bool = False) -> tuple[dict, dict, dict]:
+    """The reference configuration, or the large one: (model settings, batch shape B, S, T, and
+    the record of both that the reports keep as ``"config"``)."""
+    model_kw, shape = (LARGE, LARGE_BATCH) if large else (REFERENCE, REFERENCE_BATCH)
+    return model_kw, shape, {**model_kw, "batch_size": shape["B"], "src_len": shape["S"], "tgt_len": shape["T"]}
+
+
 def reference_batch(B: int = 32, S: int = 32, T: int = 32, V: int = 64, seed: int = 0):
     """Random token ids (no padding) of the reference shapes: ids 4..V-1 (0-3 are the special
     tokens; pad and start token as ModelConfig's defaults)."""
@@ -164,13 +171,13 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
     reference configuration, or with ``large`` the large one."""
     load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
-    model_kw, shape = (LARGE, LARGE_BATCH) if large else (REFERENCE, REFERENCE_BATCH)
+    model_kw, shape, record = configuration(large)
     cfg = ModelConfig(**model_kw, seed=seed)
     batch = reference_batch(**shape, V=cfg.tgt_vocab_size, seed=seed)
     n_tokens = int(batch.labels.size)
     floor, floor_flops = products_floor_fn(cfg, **shape, seed=seed)
     steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch), "products": floor}
-    out = {"config": {**model_kw, "batch_size": shape["B"], "src_len": shape["S"], "tgt_len": shape["T"]},
+    out = {"config": record,
            "large": large, "products_gflop": floor_flops / 1e9,
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,

@@ -49,7 +49,8 @@ def _check_eval(model) -> None:
 
 
 def _check_cache_fits(model, cache) -> None:
-    """A cache made for another model would be read wrongly (or cut short by zip): refuse it."""
+    """A cache made for another model would be read wrongly (or cut short by zip): refuse it.  And
+    check, once a step, the rows and masks the step's attentions then read unchecked."""
     c = model.config
     if isinstance(model, PointerGenerator) != (cache.copy is not None):
         raise ValueError(f"cache: expected one made for this {type(model).__name__} by start_decoding(model, src_ids) "
