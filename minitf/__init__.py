@@ -11,16 +11,16 @@ Where things live
   cells, BPTT, additive attention, scheduled sampling); ``loss.py``, ``optim.py``,
   ``schedules.py``, ``training.py``, ``scheduled_sampling.py``, ``pretraining.py``;
   ``decoding/`` (caches, logit filters, greedy, sampling, beam search); ``data/``
-  (tokenizers, batches, pretraining noise, the corpus), ``tasks.py``; ``config.py``,
-  ``module.py``, ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``.
+  (tokenizers, batches, the toy tasks, pretraining noise, the corpus); ``config.py``,
+  ``module.py``, ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``,
+  ``process.py`` (the allocator setting training runs with).
 * **Course code**, which measures and draws: ``course/`` (one module per lesson: its runs
   and measurements) and ``figures/`` (the figure key, one drawing module per lesson).
   :mod:`minitf.course` maps every lesson to its experiments, figures, notebook and homework.
 * **Tooling** around the course: ``homework/`` (one folder per assignment, the grader and
   its sandbox), ``bench/`` (benchmarks and process settings), ``cli.py`` and ``commands/``.
 
-Imports point down that list: model code never imports course code or tooling, with one
-exception: the training loop asks :mod:`minitf.bench.process` to keep freed memory for reuse.
+Imports point down that list: model code never imports course code or tooling.
 
 Dimension letters, in every shape comment and docstring
 -------------------------------------------------------
@@ -35,7 +35,7 @@ from .gradcheck import check_gradients, check_layer, numerical_gradient, rel_err
 from .loss import cross_entropy
 from .masks import MASK_VALUE, causal_mask, key_padding_mask
 from .models import DecoderOnly, EncoderDecoder
-from .tasks import get_task
+from .data.tasks import get_task
 
 __version__ = "0.1.0"
 

@@ -122,9 +122,20 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     return out, AttentionCache(Q, K, V, A)
 
 
+class AttentionGrads(NamedTuple):
+    """What the attention backward computes, every line of it by name (Lesson 2 section 4 and
+    Lesson 3 section 4 print the intermediates)."""
+    dQ: np.ndarray  # (B, H, T, Dh)
+    dK: np.ndarray  # (B, H, S, Dh)
+    dV: np.ndarray  # (B, H, S, Dh)
+    dA: np.ndarray  # (B, H, T, S) dL/dA, the weights' gradient (through A V, plus dA_extra)
+    dscores: np.ndarray  # (B, H, T, S) dL/dscores, the softmax's input Q K^T / sqrt(Dh) + mask (so also dL/dmask)
+
+
 def scaled_dot_product_attention_backward(dout: np.ndarray, cache: AttentionCache, dA_extra=None,
-                                          weights=None):
-    """dout (B, H, T, Dh) -> (dQ, dK, dV), shaped like Q, K, V.
+                                          weights=None) -> AttentionGrads:
+    """dout (B, H, T, Dh) -> :class:`AttentionGrads`: dQ, dK, dV shaped like Q, K, V, and the
+    intermediates dA and dscores.
 
     ``dA_extra`` (B, H, T, S), optional: the gradient on the weights from another reader of
     A; ``weights``: the forward's (module docstring).
@@ -142,10 +153,10 @@ def scaled_dot_product_attention_backward(dout: np.ndarray, cache: AttentionCach
     else:
         dscores = weights.backward(dA, A)  # (B, H, T, S)
     # forward: scores = Q @ K^T * scale + mask     (the mask is a constant)
-    dscores *= scale
-    dQ = dscores @ K  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
-    dK = dscores.swapaxes(-1, -2) @ Q  # (B, H, S, T) @ (B, H, T, Dh) -> (B, H, S, Dh)
-    return dQ, dK, dV
+    dQK = dscores * scale  # (B, H, T, S) the gradient of Q @ K^T
+    dQ = dQK @ K  # (B, H, T, S) @ (B, H, S, Dh) -> (B, H, T, Dh)
+    dK = dQK.swapaxes(-1, -2) @ Q  # (B, H, S, T) @ (B, H, T, Dh) -> (B, H, S, Dh)
+    return AttentionGrads(dQ, dK, dV, dA, dscores)
 
 
 # ---- heads -----------------------------------------------------------------------------
@@ -254,7 +265,7 @@ class MultiHeadAttention(Module):
         g["b_o"] += db_o
         # forward: o = merge_heads(heads)
         dheads = split_heads(do, H)  # (B, H, T, Dh)
-        dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn, dA_extra, weights)
+        dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(dheads, cache.attn, dA_extra, weights)
         # forward: Q = split_heads(x_q @ W_q + b_q), and likewise K, V from x_kv
         dx_q, dW_q, db_q = affine_backward(merge_heads(dQ), cache.x_q, p["W_q"])  # (B, T, D)
         dx_k, dW_k, db_k = affine_backward(merge_heads(dK), cache.x_kv, p["W_k"])  # (B, S, D)

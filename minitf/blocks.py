@@ -35,39 +35,47 @@ class SublayerCache(NamedTuple):
     drop: Any  # residual dropout mask
 
 
-def sublayer_forward(x: np.ndarray, f: Callable, norm: LayerNorm, drop: Dropout, norm_first: bool):
-    """x (B, T, D) -> y (B, T, D).  ``f(h) -> (out, cache)`` is the sub-layer's function."""
+def sublayer_forward(x: np.ndarray, f: Callable, norm: LayerNorm | None, drop: Dropout, norm_first: bool, *,
+                     residual: bool = True):
+    """x (B, T, D) -> y (B, T, D).  ``f(h) -> (out, cache)`` is the sub-layer's function.
+
+    ``norm=None`` leaves the LayerNorm out and ``residual=False`` the residual connection:
+    the arrangements Lesson 5 section 1 measures against the standard ones.
+    """
     if norm_first:
-        h, c_norm = norm.forward(x)  # (B, T, D)
+        h, c_norm = norm.forward(x) if norm is not None else (x, None)  # (B, T, D)
         out, c_f = f(h)  # (B, T, D)
         out, c_drop = drop.forward(out)
-        y = x + out  # the residual stream is never normalised in place
+        y = x + out if residual else out  # the residual stream is never normalised in place
     else:
         out, c_f = f(x)  # (B, T, D)
         out, c_drop = drop.forward(out)
-        y, c_norm = norm.forward(x + out)  # (B, T, D)
+        z = x + out if residual else out  # (B, T, D)
+        y, c_norm = norm.forward(z) if norm is not None else (z, None)  # (B, T, D)
     return y, SublayerCache(c_norm, c_f, c_drop)
 
 
 def sublayer_backward(dy: np.ndarray, cache: SublayerCache, f_backward: Callable,
-                      norm: LayerNorm, drop: Dropout, norm_first: bool):
+                      norm: LayerNorm | None, drop: Dropout, norm_first: bool, *, residual: bool = True):
     """dy (B, T, D) -> (dx (B, T, D), extra).
 
     ``f_backward(dout, c_f) -> (dh, extra)``: the gradient for the sub-layer's input
-    ``h`` plus anything else it produces (cross-attention: dL/dH_enc).
+    ``h`` plus anything else it produces (cross-attention: dL/dH_enc).  ``norm`` and
+    ``residual`` as in the forward.
     """
     c_norm, c_f, c_drop = cache
     if norm_first:
         # forward: y = x + drop(f(norm(x)))
         dout = drop.backward(dy, c_drop)
         dh, extra = f_backward(dout, c_f)
-        dx = dy + norm.backward(dh, c_norm)  # the residual path + the path through the branch
+        dbranch = norm.backward(dh, c_norm) if norm is not None else dh  # (B, T, D) the path through the branch
+        dx = dy + dbranch if residual else dbranch  # + the residual path
     else:
         # forward: y = norm(z),  z = x + drop(f(x))
-        dz = norm.backward(dy, c_norm)
+        dz = norm.backward(dy, c_norm) if norm is not None else dy
         dout = drop.backward(dz, c_drop)
         dh, extra = f_backward(dout, c_f)
-        dx = dz + dh  # the residual path + the path through the branch
+        dx = dz + dh if residual else dh  # the residual path + the path through the branch
     return dx, extra
 
 
@@ -78,32 +86,38 @@ class EncoderBlockCache(NamedTuple):
 
 
 class EncoderBlock(Module):
-    """Bidirectional self-attention then feed-forward.  x (B, S, D) -> (B, S, D)."""
+    """Bidirectional self-attention then feed-forward.  x (B, S, D) -> (B, S, D).
+
+    ``residual=False`` and ``layer_norm=False`` take the residual connections or the
+    LayerNorms out of both sub-layers (Lesson 5 section 1: the gradient by depth without
+    them); the weights drawn from ``rng`` are the same either way.
+    """
 
     def __init__(self, d_model: int, n_heads: int, d_ff: int, dropout: float = 0.0,
                  activation: str = "relu", norm_first: bool = True, eps: float = 1e-5,
-                 *, rng: np.random.Generator, dtype=np.float32):
+                 *, residual: bool = True, layer_norm: bool = True, rng: np.random.Generator, dtype=np.float32):
         super().__init__(dtype)
-        self.norm_first = norm_first
+        self.norm_first, self.residual = norm_first, residual
         self.self_attn = MultiHeadAttention(d_model, n_heads, rng=rng, dtype=dtype)
         self.ff = FeedForward(d_model, d_ff, activation, dropout, rng=rng, dtype=dtype)
-        self.norm1 = LayerNorm(d_model, eps, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps, dtype=dtype)
+        self.norm1 = LayerNorm(d_model, eps, dtype=dtype) if layer_norm else None
+        self.norm2 = LayerNorm(d_model, eps, dtype=dtype) if layer_norm else None
         self.dropout1 = Dropout(dropout, rng=rng, dtype=dtype)
         self.dropout2 = Dropout(dropout, rng=rng, dtype=dtype)
 
     def forward(self, x: np.ndarray, src_mask=None):
         """x (B, S, D), src_mask (B, 1, 1, S) key padding -> (B, S, D), cache"""
         x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, src_mask),
-                                   self.norm1, self.dropout1, self.norm_first)
-        x, c_ff = sublayer_forward(x, self.ff.forward, self.norm2, self.dropout2, self.norm_first)
+                                   self.norm1, self.dropout1, self.norm_first, residual=self.residual)
+        x, c_ff = sublayer_forward(x, self.ff.forward, self.norm2, self.dropout2, self.norm_first,
+                                   residual=self.residual)
         return x, EncoderBlockCache(c_sa, c_ff)
 
     def backward(self, dy: np.ndarray, cache: EncoderBlockCache) -> np.ndarray:
         dx, _ = sublayer_backward(dy, cache.ff, _ff_backward(self.ff),
-                                  self.norm2, self.dropout2, self.norm_first)
+                                  self.norm2, self.dropout2, self.norm_first, residual=self.residual)
         dx, _ = sublayer_backward(dx, cache.self_attn, _self_attn_backward(self.self_attn),
-                                  self.norm1, self.dropout1, self.norm_first)
+                                  self.norm1, self.dropout1, self.norm_first, residual=self.residual)
         return dx
 
 

@@ -27,7 +27,7 @@ from .checks import as_rng, check_int
 from .config import ModelConfig
 from .data.corpus import DenoisingTask
 from .models import EncoderDecoder
-from .tasks import MAX_REDRAWS, Pair, Task
+from .data.tasks import MAX_REDRAWS, Pair, Task
 from .training import History, TrainConfig, default_model_config, eval_pairs, make_optimizer, train
 
 __all__ = ["model_config", "pretrain", "save_pretrained", "load_pretrained", "encoder_parameter_names",

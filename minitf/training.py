@@ -38,7 +38,7 @@ from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder, EncoderOnly, RNNSeq2Seq
 from .data.noise import mask_tokens
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
-from .bench.process import keep_freed_memory
+from .process import keep_freed_memory
 from .schedules import SCHEDULES, get_schedule
 from .scheduled_sampling import ScheduledSampling, scheduled_sampling_batch
 
@@ -204,6 +204,13 @@ def sequence_metrics(pred: np.ndarray, labels: np.ndarray, eos_id: int) -> dict:
 
 
 # ---- evaluation -------------------------------------------------------------------------------------
+def token_accuracy(logits: np.ndarray, labels: np.ndarray) -> float:
+    """Share of the real (not ``IGNORE_INDEX``) positions whose argmax is the label: logits
+    (B, T, V), labels (B, T).  On teacher-forced logits, the teacher-forced token accuracy."""
+    real = labels != IGNORE_INDEX  # (B, T)
+    return float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
+
+
 def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
     """Both sides of the gap on one batch (the model is put in eval mode, then restored).
 
@@ -224,13 +231,9 @@ def evaluate(model, batch: Batch, *, max_len: int | None = None) -> dict:
     with model.evaluating():
         if isinstance(model, EncoderOnly):
             loss, _, _, logits, labels = forward_loss(model, batch, rng=MASKED_LM_EVAL_SEED)
-            real = labels != IGNORE_INDEX
-            return {"masked_lm_loss": loss,
-                    "masked_token_accuracy": float(((logits.argmax(-1) == labels) & real).sum() / real.sum())}
+            return {"masked_lm_loss": loss, "masked_token_accuracy": token_accuracy(logits, labels)}
         loss, _, _, logits, labels = forward_loss(model, batch)
-        real = labels != IGNORE_INDEX
-        tf_acc = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
-        out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": tf_acc}
+        out = {"teacher_forced_loss": loss, "teacher_forced_token_accuracy": token_accuracy(logits, labels)}
         if isinstance(model, (EncoderDecoder, DecoderOnly, RNNSeq2Seq)):
             T = batch.labels.shape[1]
             room = model.config.max_len - (batch.input_ids.shape[1] if isinstance(model, DecoderOnly) else 0)
@@ -364,7 +367,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     The evaluation set is held out: no training batch contains one of its sources.  So are
     the source texts in ``held_out`` (another evaluation set of the caller's).  ``task``
     needs ``batches(batch_size, rng, exclude=...)``, ``batch``, ``dataset`` and
-    ``tokenizer`` (:class:`minitf.tasks.Task` has them).
+    ``tokenizer`` (:class:`minitf.data.tasks.Task` has them).
 
     A decoder-only model reads its batches as ``cfg.decoder_only_format`` says; an
     encoder-only model is trained to fill in masked tokens of the sources
@@ -393,7 +396,7 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     optimizer = optimizer or make_optimizer(model.parameters(), cfg)
     schedule = make_schedule(cfg, model.config.d_model)
     hist = History()
-    keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see minitf.bench.process)
+    keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see minitf.process)
     model.train()
     t0 = time.perf_counter()
     bar = tqdm(range(1, cfg.steps + 1), disable=None if cfg.progress else True,  # None: off when not a terminal

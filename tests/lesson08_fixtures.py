@@ -7,7 +7,7 @@ import pytest
 
 from minitf.course import lesson08 as l8
 from minitf.models import EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 
 
 @pytest.fixture(scope="module")

@@ -38,7 +38,7 @@ class SDPA(Module):
         return scaled_dot_product_attention(Q, K, V, mask)
 
     def backward(self, dout, cache):
-        return scaled_dot_product_attention_backward(dout, cache)
+        return scaled_dot_product_attention_backward(dout, cache)[:3]
 
 
 class SelfAttention(Module):
@@ -132,13 +132,13 @@ def test_fully_masked_rows_give_zero_output_and_zero_gradient(rng, dtype, which)
     np.testing.assert_allclose(live_sums, 1.0, rtol=1e-6 if dtype == np.float32 else 1e-14)
 
     dout = rng.standard_normal(out.shape).astype(dtype)
-    dQ, dK, dV = scaled_dot_product_attention_backward(dout, cache)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(dout, cache)
     for g in (dQ, dK, dV):
         assert g.dtype == dtype and np.all(np.isfinite(g))
     np.testing.assert_array_equal(dQ.transpose(0, 2, 1, 3)[dead], 0.0)
     # the dead queries contribute nothing to dK, dV: zeroing their upstream changes nothing
     dout_live = dout * ~dead[:, None, :, None]
-    _, dK2, dV2 = scaled_dot_product_attention_backward(dout_live, cache)
+    _, dK2, dV2, _, _ = scaled_dot_product_attention_backward(dout_live, cache)
     np.testing.assert_array_equal(dK, dK2)
     np.testing.assert_array_equal(dV, dV2)
 

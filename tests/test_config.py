@@ -8,7 +8,7 @@ import pytest
 
 from minitf import CharTokenizer, DecoderOnly, ModelConfig
 from minitf.training import TrainConfig, train
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 
 
 @pytest.mark.parametrize("field, value, message", [

@@ -6,7 +6,7 @@ import pytest
 
 from minitf.course import common
 from minitf.models import EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from minitf.course import lesson01 as l1
 from minitf.layers.softmax import log_softmax
 from minitf.models import RNNSeq2Seq
 from minitf.models.rnn_seq2seq import default_rnn_config
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 
 
 @pytest.fixture(scope="module")

@@ -86,7 +86,7 @@ def test_backward_lines_equal_the_library():
     out, cache = scaled_dot_product_attention(Q, K, V)
     G = rng.standard_normal(out.shape)
     lines = l2.attention_backward_lines(G, cache)
-    for name, lib in zip(("dQ", "dK", "dV"), scaled_dot_product_attention_backward(G, cache)):
+    for name, lib in zip(("dQ", "dK", "dV"), scaled_dot_product_attention_backward(G, cache)[:3]):
         np.testing.assert_array_equal(lines[name], lib)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from minitf.course import lesson04 as l4
 from minitf.models import EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 
 
 @pytest.fixture(scope="module")

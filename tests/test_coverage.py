@@ -84,12 +84,12 @@ def test_the_attention_hooks(assert_grads_ok):
 
     _, cache = scaled_dot_product_attention(Q, K, V, mask, weights=cov)
     cov.zero_grad()
-    dQ, dK, dV = scaled_dot_product_attention_backward(G, cache, dA_extra=G_A, weights=cov)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(G, cache, dA_extra=G_A, weights=cov)
     assert_grads_ok(check_gradients(f, {"Q": dQ, "K": dK, "V": dV, "w_c": cov.grads["w_c"].copy()},
                                     {"Q": Q, "K": K, "V": V, "w_c": cov.params["w_c"]}, max_entries=None))
     # no hooks: the backward is the one it always was
-    dQ0, dK0, dV0 = scaled_dot_product_attention_backward(G, plain_cache)
-    dQ1, dK1, dV1 = scaled_dot_product_attention_backward(G, plain_cache, None, None)
+    dQ0, dK0, dV0, _, _ = scaled_dot_product_attention_backward(G, plain_cache)
+    dQ1, dK1, dV1, _, _ = scaled_dot_product_attention_backward(G, plain_cache, None, None)
     for x, y in ((dQ0, dQ1), (dK0, dK1), (dV0, dV1)):
         np.testing.assert_array_equal(x, y)
 

@@ -19,7 +19,7 @@ from minitf.gradcheck import randomize_norms_and_biases, rel_error
 from minitf.layers.softmax import log_softmax
 from minitf.models import DecoderOnly, EncoderDecoder, architecture_of
 from minitf.models.decoder_only import left_pad, position_ids_from_mask
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import (TrainConfig, causal_lm_batch, causal_lm_loss, decoder_only_attention_mask,
                              decoder_only_batch, default_model_config, evaluate, forward_loss, shift_labels, train)
 

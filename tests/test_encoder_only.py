@@ -17,7 +17,7 @@ from minitf.loss import cross_entropy
 from minitf.masks import MASK_VALUE
 from minitf.models import EncoderOnly, architecture_of
 from minitf.data.noise import mask_tokens
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import TrainConfig, default_model_config, forward_loss, train
 
 PAD, BOS, EOS = 0, 1, 2

@@ -20,7 +20,7 @@ from minitf.models import RNNSeq2Seq
 from minitf.models.rnn_seq2seq import EncoderMemory, default_rnn_config
 from minitf.rnn import (ConstantProbability, ExponentialDecay, InverseSigmoidDecay, LinearDecay, LSTMState,
                         RNNConfig, ScheduledSampling, get_teacher_forcing_schedule)
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import TrainConfig, evaluate, train
 
 REL_TOL = 1e-6

@@ -17,7 +17,7 @@ from minitf.optim import AdamW
 from minitf.rnn.scheduled_sampling import choose_tokens, get_teacher_forcing_schedule
 from minitf.scheduled_sampling import (ScheduledSampling, mix_decoder_inputs, own_previous_tokens,
                                        scheduled_sampling_batch, scheduled_sampling_inputs)
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import TrainConfig, default_model_config, train, train_step
 
 TINY = dict(d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=2)

@@ -1,4 +1,4 @@
-"""Tests for minitf.tasks: every target is right, lengths are honoured, seeds reproduce."""
+"""Tests for minitf.data.tasks: every target is right, lengths are honoured, seeds reproduce."""
 import datetime
 import itertools
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from minitf.data import IGNORE_INDEX, Batch
-from minitf.tasks import TASKS, Task, get_task
+from minitf.data.tasks import TASKS, Task, get_task
 
 ALL = sorted(TASKS)
 MONTH_WORDS = ["january", "february", "march", "april", "may", "june", "july", "august",

@@ -11,7 +11,7 @@ from minitf.config import ModelConfig
 from minitf.data import IGNORE_INDEX, make_batch
 from minitf.decoding import greedy_search
 from minitf.models import DecoderOnly, EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.loss import cross_entropy
 from minitf.optim import AdamW, global_grad_norm
 from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, eval_pairs,

@@ -7,7 +7,7 @@
   to ``torch.nn.LSTM``, with the floor its matrix products alone set.
 - :mod:`minitf.bench.profile`: ``minitf bench --profile``, where a training step's time goes.
 - :mod:`minitf.bench.blas`: which BLAS library, kernel and thread count each side ran.
-- :mod:`minitf.bench.process`: the allocator setting training uses, and the machine-load note
+- :mod:`minitf.bench.process`: the machine-load note (the allocator setting is :mod:`minitf.process`, training's)
   the benchmarks print.
 
 Importing this package loads none of them (and so neither NumPy's model code nor PyTorch).

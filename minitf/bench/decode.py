@@ -32,7 +32,7 @@ after at least 3; the result says how many ran (the batch-8 comparison always ru
 rounds, after the budget's greedy runs).  Cached and uncached
 runs alternate, so a change in machine load during the bench hits both alike.  ``<eos>``
 is disabled (``eos_id=None``) so every run produces exactly T tokens.  The process uses
-the same memory setting as the training benchmark (:func:`minitf.bench.process.keep_freed_memory`).
+the same memory setting as the training benchmark (:func:`minitf.process.keep_freed_memory`).
 
 >>> result = run_decode_bench(seed=0)        # doctest: +SKIP
 >>> print(format_decode_report(result))      # doctest: +SKIP
@@ -52,7 +52,8 @@ from ..decoding import decode_step, greedy_search, start_decoding
 from ..masks import MASK_VALUE
 from ..models.encoder_decoder import EncoderDecoder
 from .blas import blas_line, numpy_blas, torch_blas
-from .process import busy_machine_note, keep_freed_memory, load_average
+from ..process import keep_freed_memory
+from .process import busy_machine_note, load_average
 from .training import _median_times_in_blocks
 
 SPEEDUP_GOAL = 10.0  # cached vs uncached per-token latency at T = 128, at least

@@ -32,7 +32,8 @@ import time
 import numpy as np
 
 from .blas import numpy_blas
-from .process import busy_machine_note, keep_freed_memory, load_average
+from ..process import keep_freed_memory
+from .process import busy_machine_note, load_average
 from .training import configuration, numpy_step_fn, reference_batch
 
 # (kind, path suffix of the file, function names or None for every function in the file).
@@ -137,7 +138,7 @@ def run_profile(steps: int = 10, warmup: int = 3, seed: int = 0, large: bool = F
     to 1), ``phase_ms_per_step`` (forward, loss, zero_grad, backward, optimizer: ms per step
     with what each calls), ``profiled_ms_per_step``, ``unprofiled_ms_per_step`` (the median
     of ``steps`` plain steps, run before the profiled ones), ``steps``, ``blas``
-    (:func:`numpy_blas`), ``allocator_tuned`` (:func:`~minitf.bench.process.keep_freed_memory`,
+    (:func:`numpy_blas`), ``allocator_tuned`` (:func:`~minitf.process.keep_freed_memory`,
     set as ``minitf bench`` sets it), ``load_average``, ``cpu_count`` and ``config`` (the model's and the
     batch's sizes)."""
     from ..config import ModelConfig

@@ -41,7 +41,8 @@ from ..models.rnn_seq2seq import RNNSeq2Seq
 from ..optim import AdamW
 from ..rnn.config import RNNConfig
 from .blas import BLAS_THREAD_VARS, blas_line, numpy_blas, numpy_blas_threads, torch_blas
-from .process import busy_machine_note, keep_freed_memory, load_average
+from ..process import keep_freed_memory
+from .process import busy_machine_note, load_average
 from .training import _median_times_in_blocks, reference_batch
 
 __all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "matmul_floor_fn", "gate_floor_fn",

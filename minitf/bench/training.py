@@ -27,7 +27,8 @@ from ..loss import cross_entropy
 from ..models import EncoderDecoder
 from ..optim import AdamW
 from .blas import blas_line, numpy_blas, torch_blas
-from .process import busy_machine_note, keep_freed_memory, load_average
+from ..process import keep_freed_memory
+from .process import busy_machine_note, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
                  n_encoder_layers=2, n_decoder_layers=2, max_len=64, dtype="float32")

@@ -9,7 +9,7 @@ import math
 import sys
 
 CHAR_TASKS = ("copy", "reverse", "sort", "addition", "dates")
-"""The character-level toy tasks of :mod:`minitf.tasks`."""
+"""The character-level toy tasks of :mod:`minitf.data.tasks`."""
 CORPUS_TASK = "tense"
 """The generated language's supervised task (:class:`minitf.data.corpus.TenseTask`): the
 one a denoising-pretrained model (``minitf train --objective``) is fine-tuned on."""
@@ -44,7 +44,7 @@ def make_task(name: str):
         from ..data.corpus import TenseTask
 
         return TenseTask()
-    from ..tasks import get_task
+    from ..data.tasks import get_task
 
     return get_task(name)
 

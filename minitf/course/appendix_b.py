@@ -49,7 +49,7 @@ from ..models import DecoderOnly, EncoderDecoder, EncoderOnly, RNNSeq2Seq
 from ..models.common import cache_nbytes
 from ..data.noise import mask_tokens
 from ..models.rnn_seq2seq import default_rnn_config
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import (TrainConfig, decoder_only_attention_mask, decoder_only_batch, forward_loss, make_optimizer,
                         train)
 from . import lesson06

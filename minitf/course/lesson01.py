@@ -66,7 +66,7 @@ from ..loss import cross_entropy
 from ..models import RNNSeq2Seq
 from ..models.rnn_seq2seq import default_rnn_config
 from ..rnn import Recurrent
-from ..tasks import get_task
+from ..data.tasks import get_task
 from ..training import History, TrainConfig, train
 from . import stored
 from .lesson01_sweep import (  # the sweep's task, models and stored results, re-exported

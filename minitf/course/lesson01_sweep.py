@@ -25,7 +25,7 @@ from ..decoding import greedy_search
 from ..models import RNNSeq2Seq
 from ..models.rnn_seq2seq import default_rnn_config
 from ..rnn import RNNConfig, ScheduledSampling, get_teacher_forcing_schedule
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig, make_optimizer, sequence_metrics, train
 from . import stored
 from .stored import RESULTS_DIR, largest_difference, one_blas_thread

@@ -227,7 +227,7 @@ def padded_example(seed: int = 0, dtype: str = "float64", H: int = 1, Dh: int = 
     Q, K, V = (rng.standard_normal((B, H, T, Dh)).astype(dtype) for _ in range(3))
     out, cache = scaled_dot_product_attention(Q, K, V, mask)
     dout = rng.standard_normal(out.shape).astype(dtype)
-    dQ, dK, dV = scaled_dot_product_attention_backward(dout, cache)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(dout, cache)
     dead = (mask.max(axis=-1) <= MASK_VALUE / 2)[:, 0]  # (B, T) every key blocked
     plain = softmax(Q @ K.swapaxes(-1, -2) / np.sqrt(Dh) + mask)  # (B, H, T, T), no zeroing of dead rows
     return PaddedExample(ids, causal, padding, mask, dead, cache.A, out, dQ, dK, dV, plain)
@@ -273,7 +273,7 @@ def mask_backward_check(seed: int = 0) -> MaskBackward:
     def loss() -> float:
         return float(np.sum(scaled_dot_product_attention(Q, K, V, mask)[0] * G))
 
-    dQ, dK, dV = scaled_dot_product_attention_backward(G, cache)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(G, cache)
     dscores = score_gradient(G, cache)  # (B, H, T, T)
     blocked = mask <= MASK_VALUE / 2  # (B, 1, T, T)
     on_blocked = np.broadcast_to(blocked, dscores.shape)

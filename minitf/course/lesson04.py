@@ -42,7 +42,7 @@ from ..decoding import decode_step, start_decoding
 from ..gradcheck import check_layer, numerical_gradient
 from ..loss import cross_entropy
 from ..models import EncoderDecoder
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig
 from .common import check_model, lesson_model_config, lesson_train_config, once_per_process, train_fresh
 

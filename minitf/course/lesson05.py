@@ -53,7 +53,7 @@ from ..layers.activations import get_activation
 from ..layers.positional import sinusoidal_table
 from ..loss import cross_entropy
 from ..models import EncoderDecoder
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import TrainConfig
 from .common import (Trained, check_batch, check_model, lesson_model_config, lesson_train_config, norm,
                      once_per_process, train_fresh)

@@ -52,14 +52,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..bench.process import keep_freed_memory
+from ..process import keep_freed_memory
 from ..checks import check_instance, check_int
 from ..config import ModelConfig
 from ..data import IGNORE_INDEX, SPECIAL_TOKENS, Batch, make_batch
 from ..loss import cross_entropy
 from ..models import EncoderDecoder
 from ..models.common import head_weight
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig, eval_pairs
 from .common import check_batch, check_model, lesson_model_config, lesson_train_config, once_per_process, train_fresh
 
@@ -450,7 +450,7 @@ def time_forward_backward(config: ModelConfig, B: int, S: int, T: int, repeats: 
     clock) of a fresh model of ``config`` on a random batch (:func:`random_batch`):
     ``warmup`` untimed rounds, then ``repeats`` timed ones; the median of each.  Forward and
     backward alternate, so a slow spell of the machine falls on both.  Freed memory is kept
-    for reuse, as in training (:func:`minitf.bench.process.keep_freed_memory`), so that
+    for reuse, as in training (:func:`minitf.process.keep_freed_memory`), so that
     neither pass pays for page faults the other one caused."""
     repeats, warmup = check_int("repeats", repeats, low=1), check_int("warmup", warmup, low=0)
     keep_freed_memory()

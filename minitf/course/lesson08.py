@@ -53,7 +53,7 @@ from ..config import ModelConfig
 from ..data import IGNORE_INDEX, Batch
 from ..decoding import greedy_search
 from ..models import EncoderDecoder
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig
 from .common import (check_batch, check_model, lesson_model_config, lesson_train_config, once_per_process,
                      to_float64, train_fresh)
@@ -188,12 +188,12 @@ def labels_as_inputs(batch: Batch, pad_id: int) -> Batch:
 class LabelsAsInputs:
     """A task whose batches feed the decoder y_t instead of y_{t-1} (:func:`labels_as_inputs`).
 
-    Wraps a :class:`~minitf.tasks.Task` for :func:`minitf.training.train`: same pairs,
+    Wraps a :class:`~minitf.data.tasks.Task` for :func:`minitf.training.train`: same pairs,
     same tokenizer, same labels; only ``decoder_input_ids`` change.
     """
 
     def __init__(self, task: Task):
-        self.task = check_instance("task", task, Task, "a minitf.tasks.Task")
+        self.task = check_instance("task", task, Task, "a minitf.data.tasks.Task")
         self.tokenizer = task.tokenizer
         self.name = f"{task.name} (labels as inputs)"
 

@@ -40,7 +40,7 @@ from ..data import IGNORE_INDEX
 from ..decoding import Hypothesis, beam_search, decode_step, greedy_search, start_decoding
 from ..layers.softmax import log_softmax
 from ..models import EncoderDecoder
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig
 from .common import check_model, lesson_model_config, lesson_train_config, once_per_process, train_fresh
 

@@ -68,7 +68,7 @@ from ..config import ModelConfig
 from ..data import IGNORE_INDEX, Batch
 from ..models import EncoderDecoder
 from ..scheduled_sampling import MixedInputs, ScheduledSampling, scheduled_sampling_inputs
-from ..tasks import Task, get_task
+from ..data.tasks import Task, get_task
 from ..training import History, TrainConfig, sequence_metrics, train
 from .common import check_batch, check_model, lesson_model_config, lesson_train_config
 from . import stored

@@ -77,7 +77,7 @@ from ..checks import check_choice, check_int
 from ..data.corpus import DenoisingTask, TenseTask
 from ..models import EncoderDecoder
 from ..pretraining import finetune, held_out_sentences, model_config, pretrain
-from ..tasks import Task
+from ..data.tasks import Task
 from ..training import TrainConfig, evaluate, forward_loss
 from .stored import Stopwatch, provenance, write_results
 

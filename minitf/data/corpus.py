@@ -24,7 +24,7 @@ Three things are built on it:
   (corrupted document, what to produce), with :mod:`minitf.data.noise`.
 
 Both tasks have the interface :func:`minitf.training.train` needs (that of
-:class:`minitf.tasks.Task`) and share one :class:`~minitf.data.WordTokenizer`
+:class:`minitf.data.tasks.Task`) and share one :class:`~minitf.data.WordTokenizer`
 (:meth:`Language.tokenizer`), so a model pretrained on one is fine-tuned on the other
 without touching its vocabulary.  Everything is deterministic for a seed.
 """
@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..checks import as_rng, check_choice, check_int, check_number
-from ..tasks import Task
+from .tasks import Task
 from .noise import (BartNoise, bart_noise, noise_span_to_unique_sentinel, nonnoise_span_to_unique_sentinel,
                     random_spans_noise_mask)
 from .tokenizer import WordTokenizer
@@ -280,7 +280,7 @@ def as_language(language) -> Language:
 
 
 class _WordTask(Task):
-    """A :class:`~minitf.tasks.Task` over a :class:`Language`'s words (the base class's
+    """A :class:`~minitf.data.tasks.Task` over a :class:`Language`'s words (the base class's
     ``__init__`` builds a character tokenizer, so this one sets the attributes itself).
     ``config`` (JSON-ready, the language as a dict) rebuilds the task: ``type(task)(**task.config)``."""
 

@@ -3,7 +3,7 @@
 Two tokenizers share one id layout, so one ``ModelConfig`` (``pad_id=0, bos_id=1,
 eos_id=2``) fits both:
 
-* :class:`CharTokenizer` -- one token per character; the toy tasks' (:mod:`minitf.tasks`).
+* :class:`CharTokenizer` -- one token per character; the toy tasks' (:mod:`minitf.data.tasks`).
 * :class:`WordTokenizer` -- one token per whitespace-separated word, plus the two kinds of
   mask token the pretraining objectives need (Lesson 7): BART's ``<mask>`` and T5's
   sentinels ``<extra_id_0>``, ``<extra_id_1>``, ... at the top of the vocabulary.

@@ -97,7 +97,7 @@ def encoder_decoder(seed: int = 0):
     ax.set_ylim(-2.6, 4.25)
     ax.text(-0.7, 4.15, "Two networks for two lengths: 5 symbols in, 2 out (then <eos>)", fontsize=PT + 2,
             fontweight="bold", va="top")
-    src = list("12+45")  # the addition task of minitf.tasks
+    src = list("12+45")  # the addition task of minitf.data.tasks
     out = ["5", "7", "<eos>"]
     fed = ["<bos>", "5", "7"]
     y_cell, y_in, y_out = 1.3, -0.25, 2.85

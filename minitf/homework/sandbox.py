@@ -44,7 +44,7 @@ from pathlib import Path
 # submission may use any of it; nothing here imports the homework's tests or references)
 PREIMPORT = ("minitf", "minitf.attention", "minitf.blocks", "minitf.checks", "minitf.config", "minitf.data",
              "minitf.decoding", "minitf.gradcheck", "minitf.layers", "minitf.loss", "minitf.masks",
-             "minitf.models", "minitf.module", "minitf.optim", "minitf.schedules", "minitf.tasks",
+             "minitf.models", "minitf.module", "minitf.optim", "minitf.schedules", "minitf.data.tasks",
              "minitf.training", "minitf.checkpoint")
 FORBIDDEN_EVENT = "minitf.homework.forbidden"
 

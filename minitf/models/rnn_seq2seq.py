@@ -131,7 +131,7 @@ def reversal_index(lengths: np.ndarray, S: int) -> np.ndarray:
 
 
 def default_rnn_config(task, **overrides) -> RNNConfig:
-    """A small RNN encoder-decoder sized for the toy tasks of :mod:`minitf.tasks`."""
+    """A small RNN encoder-decoder sized for the toy tasks of :mod:`minitf.data.tasks`."""
     tok = task.tokenizer
     base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, embedding_size=32, hidden_size=64,
                 max_len=max(task.max_source_len, task.max_target_len) + 1,

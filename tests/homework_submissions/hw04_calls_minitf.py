@@ -21,7 +21,7 @@ def cross_attention_forward(X_q, X_kv, params, H, src_mask):
 def cross_attention_backward(dY, X_q, X_kv, params, H, src_mask):
     p = params
     _, cache = _attention(params, H).forward(X_q, X_kv, src_mask[:, None, None, :])
-    dQ, dK, dV = scaled_dot_product_attention_backward(split_heads(dY @ p["W_o"].T, H), cache.attn)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(split_heads(dY @ p["W_o"].T, H), cache.attn)
     dQm, dKm, dVm = merge_heads(dQ), merge_heads(dK), merge_heads(dV)
     D = dY.shape[-1]
     return {"dX_q": dQm @ p["W_q"].T, "dX_kv": dKm @ p["W_k"].T + dVm @ p["W_v"].T,

@@ -100,7 +100,7 @@ def check_attention_backward(rng):
     dQ = dS @ K / sqrt_dh
     dK = np.swapaxes(dS, -1, -2) @ Q / sqrt_dh
     _, cache = scaled_dot_product_attention(Q, K, V)
-    mQ, mK, mV = scaled_dot_product_attention_backward(dO, cache)
+    mQ, mK, mV, _, _ = scaled_dot_product_attention_backward(dO, cache)
 
     def loss():
         return float(np.sum(attention(Q, K, V)[0] * dO))

@@ -92,7 +92,7 @@ def check_mask_backward(rng):
     A = cache.A
     dA = dO @ np.swapaxes(V, -1, -2)
     dS = A * (dA - (A * dA).sum(-1, keepdims=True))
-    mQ, mK, _ = scaled_dot_product_attention_backward(dO, cache)
+    mQ, mK, _, _, _ = scaled_dot_product_attention_backward(dO, cache)
     blocked = np.broadcast_to(M <= BLOCKED / 2, dS.shape)
     return [compare("dS on blocked cells", dS[blocked], np.zeros(blocked.sum()), tol=0, against="0"),
             compare("dQ = dS K / √Dh", dS @ K / math.sqrt(Q.shape[-1]), mQ),

@@ -25,7 +25,7 @@ HOMEWORK = Homework(
     filename="hw08_teacher_forcing.py",
     tasks=(
         Task(1, "shift right: decoder inputs from labels", 15.0, ("shift_right",),
-             ("minitf.data.shift_right", "minitf.data.make_batch", "minitf.tasks.Task.batch",
+             ("minitf.data.shift_right", "minitf.data.make_batch", "minitf.data.tasks.Task.batch",
               "minitf.training.decoder_only_batch")),
         Task(2, "the causal mask", 10.0, ("causal_mask",),
              ("minitf.masks.causal_mask",)),

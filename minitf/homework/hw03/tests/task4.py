@@ -8,7 +8,7 @@ from minitf.course.common import copy_model
 from minitf.data import SPECIAL_TOKENS
 from minitf.homework.asserts import as_array, close, expect_close, fail
 from minitf.models import EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import default_model_config
 
 from .common import expect_inputs_unchanged

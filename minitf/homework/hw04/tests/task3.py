@@ -44,7 +44,7 @@ def through_keys_and_values(problem: Problem, dY: np.ndarray) -> tuple:
     _, _, _, cache = minitf_forward(problem)
     p, H = problem.params, problem.H
     dheads = split_heads(dY @ p["W_o"].T, H)  # (B, H, T, Dh)
-    _, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn)
+    _, dK, dV, _, _ = scaled_dot_product_attention_backward(dheads, cache.attn)
     return merge_heads(dK) @ p["W_k"].T, merge_heads(dV) @ p["W_v"].T  # (B, S, D) each
 
 

@@ -16,7 +16,7 @@ from minitf.decoding import greedy_search
 from minitf.homework.asserts import as_float, fail
 from minitf.homework.hw08 import runs
 from minitf.models import EncoderDecoder
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import default_model_config
 
 START, PAD, EOS = CharTokenizer.bos_id, CharTokenizer.pad_id, CharTokenizer.eos_id  # the tasks' tokenizer's

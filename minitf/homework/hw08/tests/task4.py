@@ -73,7 +73,7 @@ def cross_attention_parts(attn, dy, cache):
     """minitf's answer, and the pieces a wrong answer is often made of."""
     p, H = attn.params, attn.n_heads
     dheads = split_heads(dy @ p["W_o"].T, H)  # (B, H, T, Dh)
-    dQ, dK, dV = scaled_dot_product_attention_backward(dheads, cache.attn)
+    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(dheads, cache.attn)
     return {
         "dx_q": merge_heads(dQ) @ p["W_q"].T,
         "through_K": merge_heads(dK) @ p["W_k"].T,

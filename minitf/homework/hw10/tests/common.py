@@ -19,7 +19,7 @@ from minitf.decoding import greedy_search
 from minitf.homework.asserts import call_read_only, fail
 from minitf.models import EncoderDecoder
 from minitf.optim import Adam
-from minitf.tasks import get_task
+from minitf.data.tasks import get_task
 from minitf.training import default_model_config, evaluate, sequence_metrics, train_step
 
 START, PAD, EOS = CharTokenizer.bos_id, CharTokenizer.pad_id, CharTokenizer.eos_id

@@ -31,8 +31,9 @@ from typing import Iterator
 
 import numpy as np
 
-from .checks import as_rng, check_choice, check_int
-from .data import Batch, CharTokenizer, make_batch
+from ..checks import as_rng, check_choice, check_int
+from .batches import Batch, make_batch
+from .tokenizer import CharTokenizer
 
 Pair = tuple[str, str]
 MAX_REDRAWS = 100  # Task.batches: rounds of drawing replacements for held-out pairs before giving up
