@@ -23,6 +23,12 @@ default to None, the standard attention:
   to the scores, one query after the other, and c_t is a sum of earlier rows of A);
 * ``dA_extra``, in the backward: the gradient of the loss through whatever else read A,
   added to the gradient through ``out = A V`` before the softmax backward.
+
+**Decoding one step at a time** (Lesson 9), the same forward reads its keys and values from a
+cache (``kv``) instead of projecting them all: a causal self-attention's
+:class:`SelfAttentionKV` (the new positions' keys and values are written into preallocated
+buffers, then the queries attend over every position so far) or a cross-attention's
+:class:`CrossAttentionKV` (K, V of H_enc, computed once per example).
 """
 from __future__ import annotations
 
@@ -172,6 +178,46 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.transpose(0, 2, 1, 3).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
 
 
+# ---- keys and values kept between decoding steps (Lesson 9) ----------------------------------
+class SelfAttentionKV(NamedTuple):
+    """A causal self-attention's keys and values of the positions decoded so far, at one step.
+
+    The buffers are preallocated to the capacity T_max and written in place, so a step costs
+    the same whatever t (up to the attention over the prefix)."""
+    K: np.ndarray  # (N, H, T_max, Dh) positions [0, t) hold the prefix; the rest is scratch
+    V: np.ndarray  # (N, H, T_max, Dh)
+    t: int  # positions already held: this step writes its new ones at t, t+1, ...
+    qkv: tuple | None = None  # (W_qkv (D, 3D), b_qkv (3D,)) joined once per decoding run; None: at every step
+
+    def queries_keys_values(self, attn: "MultiHeadAttention", x_q: np.ndarray, x_kv: np.ndarray):
+        """x_q = x_kv (N, T_new, D) -> Q (N, H, T_new, Dh), and K, V (N, H, t+T_new, Dh): the new
+        positions' keys and values written into the buffers, then read with the prefix (views)."""
+        T_new, t = x_q.shape[1], self.t
+        W_qkv, b_qkv = attn.joined_qkv() if self.qkv is None else self.qkv  # (D, 3D), (3D,)
+        Q, K_new, V_new = attn.project_qkv(x_q, W_qkv, b_qkv)  # (N, H, T_new, Dh) each
+        self.K[:, :, t:t + T_new] = K_new  # in place: no reallocation, no concatenate
+        self.V[:, :, t:t + T_new] = V_new
+        return Q, self.K[:, :, :t + T_new], self.V[:, :, :t + T_new]  # the filled part
+
+
+class CrossAttentionKV(NamedTuple):
+    """A cross-attention's keys and values of H_enc, computed once per example: the G rows of
+    an example (beams, samples) share them, never copied."""
+    K: np.ndarray  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k)
+    V: np.ndarray  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
+
+    def queries_keys_values(self, attn: "MultiHeadAttention", x_q: np.ndarray, x_kv=None):
+        """x_q (N, T_new, D), N = B * G -> Q (B, H, G*T_new, Dh), and the cached K, V.
+
+        Cross-attention has no causal mask, so every query is independent: the G rows of
+        example b are simply G * T_new queries against example b's keys, and reshaping
+        (N, T_new, D) -> (B, G*T_new, D) lets them share one (B, H, S, Dh) copy of K and V."""
+        N, T_new, D = x_q.shape
+        B = self.K.shape[0]
+        Q = attn.project_q(x_q.reshape(B, (N // B) * T_new, D))  # (B, H, G*T_new, Dh) an example's rows are contiguous
+        return Q, self.K, self.V
+
+
 class MultiHeadAttentionCache(NamedTuple):
     x_q: np.ndarray  # (B, T, D) for dW_q
     x_kv: np.ndarray  # (B, S, D) for dW_k, dW_v (the same array as x_q in self-attention)
@@ -238,19 +284,25 @@ class MultiHeadAttention(Module):
         Q, K, V = qkv.reshape(B, T, 3, H, D // H).transpose(2, 0, 3, 1, 4)
         return Q, K, V
 
-    def forward(self, x_q: np.ndarray, x_kv: np.ndarray, mask=None, weights=None):
+    def forward(self, x_q: np.ndarray, x_kv: np.ndarray | None, mask=None, weights=None, *, kv=None):
         """x_q (B, T, D), x_kv (B, S, D), mask broadcastable to (B, H, T, S) -> y (B, T, D), cache.
 
-        ``weights``: None, or the hook of the module docstring."""
-        D = self.d_model
-        check_shape("x_q", x_q, (None, None, D), f"(B, T, d_model={D})")
-        check_shape("x_kv", x_kv, (x_q.shape[0], None, D), f"(B={x_q.shape[0]}, S, d_model={D})")
-        Q = self.project_q(x_q)  # (B, H, T, Dh)
-        K, V = self.project_kv(x_kv)  # (B, H, S, Dh) each
-        heads, attn_cache = scaled_dot_product_attention(Q, K, V, mask, weights)  # (B, H, T, Dh)
+        ``weights``: None, or the hook of the module docstring.  ``kv``: None (every key and
+        value projected from ``x_kv``), or a decoding step's :class:`SelfAttentionKV` or
+        :class:`CrossAttentionKV` (``x_kv`` unused), whose boundary (``decode_step``) checked
+        the cache and the masks."""
+        if kv is None:
+            D = self.d_model
+            check_shape("x_q", x_q, (None, None, D), f"(B, T, d_model={D})")
+            check_shape("x_kv", x_kv, (x_q.shape[0], None, D), f"(B={x_q.shape[0]}, S, d_model={D})")
+            Q = self.project_q(x_q)  # (B, H, T, Dh)
+            K, V = self.project_kv(x_kv)  # (B, H, S, Dh) each
+        else:
+            Q, K, V = kv.queries_keys_values(self, x_q, x_kv)  # from the cache (a cross-attention's rows grouped)
+        heads, attn_cache = scaled_dot_product_attention(Q, K, V, mask, weights, check_args=kv is None)
         o = merge_heads(heads)  # (B, T, D)
         y = affine_forward(o, self.params["W_o"], self.params["b_o"])  # (B, T, D)
-        return y, MultiHeadAttentionCache(x_q, x_kv, attn_cache, o)
+        return y.reshape(x_q.shape), MultiHeadAttentionCache(x_q, x_kv, attn_cache, o)  # (a step's rows ungrouped)
 
     def backward(self, dy: np.ndarray, cache: MultiHeadAttentionCache, dA_extra=None, weights=None):
         """dy (B, T, D) -> (dx_q (B, T, D), dx_kv (B, S, D)).

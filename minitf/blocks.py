@@ -16,6 +16,11 @@ from the decoder stream, its keys and values from H_enc.  Its backward hands bac
 block's share of dL/dH_enc.  Its attention weights can be read and reshaped from outside
 through the hooks of :mod:`minitf.attention` (``cross_weights``, ``dA_cross``: the
 pointer-generator's copy distribution and coverage); without them the block is unchanged.
+
+The decoder block that trains is the block that decodes: given its :class:`LayerKV` and the
+position t, the same forward runs one decoding step (Lesson 9), its self-attention writing
+the new positions' keys and values into the cache and its cross-attention reading the keys
+and values of H_enc computed once per example.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from .attention import MultiHeadAttention
+from .attention import CrossAttentionKV, MultiHeadAttention, SelfAttentionKV
 from .layers import Dropout, FeedForward, LayerNorm
 from .module import Module
 
@@ -122,6 +127,24 @@ class EncoderBlock(Module):
 
 
 # ---- decoder block ------------------------------------------------------------------------
+class LayerKV(NamedTuple):
+    """One decoder block's keys and values for incremental decoding (:mod:`minitf.kv_cache`)."""
+    K_self: np.ndarray  # (N, H, T_max, Dh) positions [0, t) hold the prefix; the rest is scratch
+    V_self: np.ndarray  # (N, H, T_max, Dh)
+    K_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_k + b_k), once per example; None: decoder-only
+    V_cross: np.ndarray | None  # (B, H, S, Dh) = split_heads(H_enc W_v + b_v)
+    # the self-attention's (W_qkv (D, 3D), b_qkv (3D,)), joined once per decoding run
+    # (MultiHeadAttention.joined_qkv); None: joined at every step
+    qkv: tuple | None = None
+
+    def self_attention(self, t: int) -> SelfAttentionKV:
+        """The self-attention's cache at position t."""
+        return SelfAttentionKV(self.K_self, self.V_self, t, self.qkv)
+
+    def cross_attention(self) -> CrossAttentionKV | None:
+        return None if self.K_cross is None else CrossAttentionKV(self.K_cross, self.V_cross)
+
+
 class DecoderBlockCache(NamedTuple):
     self_attn: SublayerCache
     cross_attn: SublayerCache | None
@@ -153,21 +176,28 @@ class DecoderBlock(Module):
         self.dropout3 = Dropout(dropout, rng=rng, dtype=dtype)
 
     def forward(self, x: np.ndarray, h_enc: np.ndarray | None = None, self_mask=None, cross_mask=None,
-                cross_weights=None):
+                cross_weights=None, *, kv: LayerKV | None = None, t: int = 0):
         """x (B, T, D), h_enc (B, S, D), self_mask (T, T) causal, cross_mask (B, 1, 1, S) source padding
         -> (B, T, D), cache.  ``cross_weights``: None (the softmax), or the cross-attention's
         ``weights`` hook (:mod:`minitf.attention`).  The cross-attention weights are
-        ``cache.cross_attn.f.attn.A`` (B, H, T, S)."""
-        x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, self_mask),
+        ``cache.cross_attn.f.attn.A`` (B, H, T, S).
+
+        ``kv``, ``t``: a decoding step (module docstring).  x is then (N, T_new, D), the rows
+        being decoded at positions t .. t+T_new-1, and ``h_enc`` may be None; the cross-attention
+        weights are laid out per example, (B, H, G*T_new, S)."""
+        self_kv = None if kv is None else kv.self_attention(t)
+        cross_kv = None if kv is None else kv.cross_attention()
+        x, c_sa = sublayer_forward(x, lambda h: self.self_attn.forward(h, h, self_mask, kv=self_kv),
                                    self.norm1, self.dropout1, self.norm_first)
         c_ca = None
         if self.has_cross:
-            if h_enc is None:
+            if h_enc is None and cross_kv is None:
                 raise ValueError("h_enc: expected the encoder output (B, S, d_model) for a block with "
                                  "cross-attention, got None")
             # queries from the decoder stream, keys and values from the encoder output
-            x, c_ca = sublayer_forward(x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask, cross_weights),
-                                       self.norm2, self.dropout2, self.norm_first)
+            x, c_ca = sublayer_forward(
+                x, lambda h: self.cross_attn.forward(h, h_enc, cross_mask, cross_weights, kv=cross_kv),
+                self.norm2, self.dropout2, self.norm_first)
         x, c_ff = sublayer_forward(x, self.ff.forward, self.norm3, self.dropout3, self.norm_first)
         return x, DecoderBlockCache(c_sa, c_ca, c_ff)
 

@@ -9,7 +9,7 @@ position, say) is normal input; attention turns it into a zero output with a zer
 gradient (see ``attention.py``).
 
 Shapes broadcast against the scores (B, H, T, S):
-  * causal mask        (T, S)          future keys blocked
+  * causal mask        (T, S)          future keys blocked (a decoding step's: causal_step_mask)
   * key padding mask   (B, 1, 1, S)    padded keys blocked
 """
 from __future__ import annotations
@@ -55,3 +55,9 @@ def key_padding_mask(ids: np.ndarray | None = None, pad_id: int | None = None,
         raise ValueError("key_padding_mask: expected ids (with pad_id) or lengths, got neither")
     return np.where(is_pad, MASK_VALUE, 0.0).astype(dtype)[:, None, None, :]  # (B, 1, 1, S)
 
+
+
+def causal_step_mask(T_new: int, t: int, dtype=np.float32) -> np.ndarray | None:
+    """The causal mask of a decoding step that feeds T_new positions after t cached ones:
+    (T_new, t + T_new), or None for a single new position (it may see every cached key)."""
+    return None if T_new == 1 else causal_mask(T_new, t + T_new, offset=t, dtype=dtype)

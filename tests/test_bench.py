@@ -59,12 +59,12 @@ def test_the_products_floor_has_every_product_of_a_forward_pass():
         seen_affine.append((x.size // W.shape[0], *W.shape))
         return affine(x, W, b)
 
-    def recording_attention(Q, K, V, mask=None, weights=None):
+    def recording_attention(Q, K, V, mask=None, weights=None, **kwargs):
         seen_attention.append((*Q.shape[:3], K.shape[2], Q.shape[3]))
-        return sdpa(Q, K, V, mask, weights)
+        return sdpa(Q, K, V, mask, weights, **kwargs)
 
     with pytest.MonkeyPatch.context() as mp:
-        for module in ("minitf.layers.linear", "minitf.attention", "minitf.models.encoder_decoder"):
+        for module in ("minitf.layers.linear", "minitf.attention", "minitf.models.stacks"):
             mp.setattr(f"{module}.affine_forward", recording_affine, raising=False)
         mp.setattr("minitf.attention.scaled_dot_product_attention", recording_attention)
         EncoderDecoder(cfg).forward(batch.input_ids, batch.decoder_input_ids)

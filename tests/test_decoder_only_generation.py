@@ -122,18 +122,16 @@ def test_left_pad_and_positions():
 
 
 def test_prefill_runs_once_per_example_and_its_rows_share_the_prompt(monkeypatch, rng):
-    import minitf.decoding.cache as cache_module
-
     model = make_model()
     src = padded_sources(rng)
     calls = []
-    original = cache_module.decode_step
+    original = model.decode_step
 
-    def counting(m, ids, cache):
+    def counting(ids, cache):
         calls.append(np.shape(ids))
-        return original(m, ids, cache)
+        return original(ids, cache)
 
-    monkeypatch.setattr(cache_module, "decode_step", counting)
+    monkeypatch.setattr(model, "decode_step", counting)
     G = 4
     cache = start_decoding(model, src, group_size=G, max_len=5)
     assert calls == [src.shape]  # one pass over the B prompts, not B * G
@@ -230,9 +228,10 @@ def test_decoding_uses_the_cache_exactly_when_the_model_is_causal(monkeypatch, r
     causal = make_model()
     calls = []
     original = causal.forward
-    monkeypatch.setattr(causal, "forward", lambda *a, **k: (calls.append(1), original(*a, **k))[1])
+    monkeypatch.setattr(causal, "forward",  # counts the runs over a whole sequence (a cached step has a cache)
+                        lambda *a, **k: (k.get("cache") is None and calls.append(1), original(*a, **k))[1])
     greedy_search(causal, src, max_new_tokens=4, eos_id=None)
-    assert calls == []  # cached: model.forward never runs
+    assert calls == []  # cached: model.forward never runs on the whole sequence
     greedy_search(causal, src, max_new_tokens=4, eos_id=None, use_cache=False)
     assert len(calls) == 4  # uncached: the whole sequence every step
     leaky = make_model(causal=False)

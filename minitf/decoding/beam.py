@@ -11,7 +11,6 @@ import numpy as np
 
 from ..checks import check_number
 from ..layers.softmax import log_softmax
-from ..models.encoder_decoder import EncoderDecoder
 from ._args import MODEL, _check_beam_args, _check_common, _check_not_all_banned
 from .cache import decode_step, reorder_cache, start_decoding
 from .outputs import Candidate, GenerationOutput, Hypothesis, TraceStep
@@ -89,7 +88,7 @@ class _Pool(NamedTuple):
         return np.isfinite(self.scores).sum(axis=1)  # (B,)
 
 
-def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_sequences: int = 1,
+def beam_search(model, src_ids, *, num_beams: int, num_return_sequences: int = 1,
                 max_new_tokens: int | None = None, length_penalty: float = 1.0, length_penalty_style: str = "hf",
                 early_stopping: bool | str = False, no_repeat_ngram_size: int = 0, start_id: int | None = None,
                 eos_id: int | None | str = MODEL, coverage_penalty_weight: float = 0.0,
@@ -158,7 +157,7 @@ def beam_search(model: EncoderDecoder, src_ids, *, num_beams: int, num_return_se
     src_ids, T_max, start_id, eos_id = _check_common(model, src_ids, max_new_tokens, no_repeat_ngram_size,
                                                      start_id, eos_id)
     beta = check_number("coverage_penalty_weight", coverage_penalty_weight, 0)
-    if beta and not isinstance(model, EncoderDecoder):
+    if beta and not getattr(model, "can_follow_coverage", False):
         raise ValueError(f"coverage_penalty_weight: expected 0 for a {type(model).__name__} (the coverage vector "
                          f"sums an encoder-decoder's cross-attention weights), got {beta}")
     c = model.config

@@ -13,9 +13,6 @@ import numpy as np
 
 from ..checks import as_rng, check_int
 from ..layers.softmax import log_softmax, softmax
-from ..models.decoder_only import DecoderOnly, left_pad
-from ..models.encoder_decoder import EncoderDecoder
-from ..models.pointer_generator import PointerGenerator, mixture_log_probs
 from ._args import MODEL, _check_common, _check_not_all_banned, _check_not_recurrent, _check_sampling_args
 from .cache import decode_step, start_decoding
 from .outputs import Candidate, GenerationOutput, TraceStep
@@ -59,33 +56,6 @@ def _trace_rows(steps, t, ids, G, alive, cum_before, model_logp, dist_logp, chos
                                [float(cum_before[n]) for n in rows], [n - b * G for n in rows], cands))
 
 
-def _rerun_whole_prefix(model, src_ids, G):
-    """The reference without a cache: a function decoder_input_ids (N, t+1) -> logits (..., V)
-    whose last position scores the next token, re-running the decoder on the whole prefix
-    (a PointerGenerator's: log P over its extended vocabulary).
-
-    The source is read once: the encoder-decoder's H_enc; the decoder-only model's prompt,
-    left-padded as :func:`~minitf.decoding.start_decoding` lays it out, then run again with
-    the prefix at every step (its padding masked and skipped by the positions).
-    """
-    if isinstance(model, DecoderOnly):
-        prompt, keep = left_pad(src_ids, model.config.pad_id)  # (B, S) each
-        prompt, keep = np.repeat(prompt, G, axis=0), np.repeat(keep, G, axis=0)  # (N, S)
-
-        def rerun(prefix):
-            attention_mask = np.concatenate([keep, np.ones(prefix.shape, dtype=bool)], axis=1)  # (N, S+t+1)
-            return model.forward(np.concatenate([prompt, prefix], axis=1), attention_mask)[0]  # (N, S+t+1, V)
-        return rerun
-    H_enc, _ = model.encode(src_ids)  # (B, S, D), once per example
-    src_mask = model.source_mask(src_ids)  # (B, 1, 1, S)
-    if G > 1:
-        H_enc, src_mask = np.repeat(H_enc, G, axis=0), np.repeat(src_mask, G, axis=0)  # (N, S, D), (N, 1, 1, S)
-    if isinstance(model, PointerGenerator):  # log P over the extended vocabulary, as its decode_step returns
-        source = model.extend_source(src_ids).rows(G)  # (N, S)
-        return lambda prefix: mixture_log_probs(model.decode(prefix, H_enc, src_mask, source=source)[0])
-    return lambda prefix: model.decode(prefix, H_enc, src_mask)[0]  # (N, t+1, V)
-
-
 def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, start_id, eos_id,
                    use_cache, trace):
     """The loop greedy search and sampling share: one token per row per step.
@@ -100,7 +70,7 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
     if use_cache:
         cache = start_decoding(model, src_ids, group_size=G, max_len=T_max)  # the encoder runs once, here
     else:
-        rerun = _rerun_whole_prefix(model, src_ids, G)
+        rerun = model.uncached_decoder(src_ids, G)  # the whole prefix re-run at every step
     ids = np.full((N, T_max + 1), c.pad_id, dtype=np.int64)  # (N, 1+T_max) decoder inputs: start, then outputs
     ids[:, 0] = start_id
     done = np.zeros(N, dtype=bool)  # (N,) rows that have emitted <eos>
@@ -134,7 +104,7 @@ def _generate_rows(model, src_ids, choose, *, G, T_max, no_repeat_ngram_size, st
                             scores=log_probs.copy(), finished=done.copy(), num_return=G, trace=steps)
 
 
-def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None = None,
+def greedy_search(model, src_ids, *, max_new_tokens: int | None = None,
                   no_repeat_ngram_size: int = 0, start_id: int | None = None, eos_id: int | None | str = MODEL,
                   use_cache: bool | None = None, trace: bool = False) -> GenerationOutput:
     """The most likely next token, every step.
@@ -184,7 +154,7 @@ def greedy_search(model: EncoderDecoder, src_ids, *, max_new_tokens: int | None 
                               start_id=start_id, eos_id=eos_id, use_cache=use_cache, trace=trace)
 
 
-def sample(model: EncoderDecoder, src_ids, *, rng, temperature: float = 1.0, top_k: int = 0,
+def sample(model, src_ids, *, rng, temperature: float = 1.0, top_k: int = 0,
            top_p: float = 1.0, num_return_sequences: int = 1, max_new_tokens: int | None = None,
            no_repeat_ngram_size: int = 0, start_id: int | None = None, eos_id: int | None | str = MODEL,
            trace: bool = False) -> GenerationOutput:

@@ -1,7 +1,6 @@
-"""Pieces both transformer models share: the target side's layers, the input (token
-embedding, scale, position, dropout), the output head (W_U, optionally tied to the
-embedding), the decoder stack's cache, and counting the bytes a forward pass keeps for
-its backward."""
+"""Pieces every transformer model shares: the input (token embedding, scale, position,
+dropout), the output head (W_U, optionally tied to the embedding), and counting the bytes a
+forward pass keeps for its backward.  The stacks of blocks are :mod:`minitf.models.stacks`."""
 from __future__ import annotations
 
 import math
@@ -9,47 +8,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..blocks import DecoderBlock
 from ..config import ModelConfig
-from ..layers import Dropout, Embedding, LayerNorm, PositionalEncoding
+from ..layers import Dropout, Embedding, PositionalEncoding
 from ..layers.linear import affine_backward
 
 
-# ---- the target side: embedding, positions, decoder blocks, final norm, head ----------------
+# ---- the embeddings' initial scale ----------------------------------------------------------
 def embedding_std(c: ModelConfig) -> float:
     """The embeddings' initial standard deviation: 1/sqrt(D) when they are scaled by sqrt(D)
     (so that sqrt(D) * N(0, 1/D) = N(0, 1)), else 1."""
     return c.d_model ** -0.5 if c.scale_embeddings else 1.0
-
-
-def add_decoder_side(model, c: ModelConfig, rng: np.random.Generator, cross_attention: bool,
-                     tgt_embed: Embedding | None = None) -> None:
-    """Give ``model`` its target side, in this order (parameter names and the draws from
-    ``rng`` follow it): ``tgt_embed`` (a new table unless one is passed, to share),
-    ``tgt_pos``, ``tgt_dropout``, ``decoder_layers``, ``decoder_norm``, ``W_U`` (unless tied).
-
-    The encoder-decoder's blocks have cross-attention; the decoder-only model's do not.
-    """
-    D, dt = c.d_model, model.dtype
-    model.tgt_embed = tgt_embed if tgt_embed is not None else \
-        Embedding(c.tgt_vocab_size, D, c.pad_id, init_std=embedding_std(c), rng=rng, dtype=dt)
-    model.tgt_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
-    model.tgt_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
-    model.decoder_layers = [
-        DecoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first, c.layer_norm_eps,
-                     cross_attention=cross_attention, rng=rng, dtype=dt)
-        for _ in range(c.n_decoder_layers)]
-    model.decoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
-    if not c.tie_output:
-        model.add_param("W_U", rng.uniform(-1, 1, size=(D, c.tgt_vocab_size)) / math.sqrt(D))
-
-
-class DecoderCache(NamedTuple):
-    """What the decoder stack keeps for its backward (either model)."""
-    input: Any  # InputCache of the target embedding
-    layers: list  # one DecoderBlockCache per block
-    norm: Any  # the final LayerNorm's cache
-    H_dec: np.ndarray  # (B, T, D) the decoder's output, for dW_U = H_dec^T dlogits
 
 
 # ---- input: x = Dropout(W_E[ids] * sqrt(D) + P[t]) ---------------------------------------------

@@ -33,12 +33,13 @@ import numpy as np
 
 from ..checks import check_shape, check_token_ids
 from ..config import ModelConfig
-from ..layers.linear import affine_forward
+from ..kv_cache import KVCache, check_cacheable, check_group, check_step, new_cache
 from ..layers.positional import PositionalEncoding
 from ..layers.reductions import scatter_add_rows
-from ..masks import causal_mask, key_padding_mask
+from ..masks import MASK_VALUE, causal_mask, causal_step_mask, key_padding_mask
 from ..module import Module
-from .common import DecoderCache, add_decoder_side, cache_nbytes, head_backward, head_weight
+from .common import cache_nbytes, head_backward
+from .stacks import DecoderCache, add_decoder_side, decoder_backward, decoder_forward
 
 
 # ---- padding: where it goes, and the positions that skip it --------------------------------------
@@ -81,6 +82,8 @@ class DecoderOnly(Module):
     """Parameter names: ``tgt_embed.W_E``, ``tgt_pos.W_pos`` (learned only),
     ``decoder_layers.{l}.*`` (``self_attn``, ``ff``, ``norm1``, ``norm3``), ``decoder_norm.*``, ``W_U``."""
 
+    source_is_prompt = True  # the source takes S of its max_len positions when it generates (minitf.decoding)
+
     def __init__(self, config: ModelConfig):
         super().__init__(np.dtype(config.dtype))
         self.config = config
@@ -110,11 +113,22 @@ class DecoderOnly(Module):
         self.tgt_embed.backward(dx, cache.embed)  # scattered into the rows of W_E
 
     # ---- forward and backward ------------------------------------------------------------------
-    def forward(self, input_ids: np.ndarray, attention_mask: np.ndarray | None = None):
+    def forward(self, input_ids: np.ndarray, attention_mask: np.ndarray | None = None, *,
+                cache: KVCache | None = None):
         """input_ids (B, T), attention_mask (B, T) optional (1 real, 0 padding) -> logits (B, T, V), cache.
 
         With ``attention_mask``, padding is blocked as a key and skipped by the positions
-        (module docstring); without it, positions are 0 .. T-1."""
+        (module docstring); without it, positions are 0 .. T-1.  ``cache``: a decoding step
+        (:meth:`decode_step`: the rows' newest tokens, after the prompt and what was decoded)."""
+        if cache is None:
+            ids, position_ids, self_mask = self._inputs(input_ids, attention_mask)
+        else:  # decode_step checked the ids against the cache
+            ids, (position_ids, self_mask) = input_ids, self._step_inputs(input_ids.shape[1], cache)
+        x, c_in = self.embed(ids, position_ids)  # (B, T, D)
+        return decoder_forward(self, x, c_in, None, self_mask, None, cache=cache)
+
+    def _inputs(self, input_ids, attention_mask):
+        """The checked ids (B, T), their positions (B or 1, T) and the self-attention mask."""
         c = self.config
         ids = check_token_ids("input_ids", input_ids, c.tgt_vocab_size)
         if ids.ndim != 2:
@@ -124,33 +138,86 @@ class DecoderOnly(Module):
             raise ValueError(f"input_ids: expected at most max_len={c.max_len} positions, got {T}")
         self_mask = causal_mask(T, dtype=self.dtype) if c.causal else None  # (T, T)
         if attention_mask is None:
-            position_ids = np.arange(T)[None, :]  # (1, T) the same for every row
-        else:
-            keep = _check_attention_mask(attention_mask, (B, T))  # (B, T) bool
-            position_ids = position_ids_from_mask(keep)  # (B, T)
-            blocked = key_padding_mask(keep, pad_id=False, dtype=self.dtype)  # (B, 1, 1, T): where keep is False
-            self_mask = blocked if self_mask is None else self_mask + blocked  # (B, 1, T, T)
-        x, c_in = self.embed(ids, position_ids)  # (B, T, D)
-        layer_caches = []
-        for layer in self.decoder_layers:
-            x, c_l = layer.forward(x, None, self_mask)  # (B, T, D)
-            layer_caches.append(c_l)
-        H_dec, c_norm = self.decoder_norm.forward(x)  # (B, T, D)
-        logits = affine_forward(H_dec, head_weight(self), None)  # (B, T, D) @ (D, V) -> (B, T, V)
-        return logits, DecoderCache(c_in, layer_caches, c_norm, H_dec)
+            return ids, np.arange(T)[None, :], self_mask  # (1, T) the same positions for every row
+        keep = _check_attention_mask(attention_mask, (B, T))  # (B, T) bool
+        blocked = key_padding_mask(keep, pad_id=False, dtype=self.dtype)  # (B, 1, 1, T): where keep is False
+        self_mask = blocked if self_mask is None else self_mask + blocked  # (B, 1, T, T)
+        return ids, position_ids_from_mask(keep), self_mask  # (B, T) positions
+
+    def _step_inputs(self, T_new: int, cache: KVCache):
+        """A decoding step's positions (N, T_new) and mask: slot j holds position j - (the row's
+        left padding), padded slots get 0; the prompt's padding is never a key."""
+        t = cache.length
+        position_ids = np.maximum(t + np.arange(T_new)[None, :] - cache.prompt_pad[:, None], 0)  # (N, T_new)
+        blocked = cache.prompt_mask[..., :t + T_new]  # (N, 1, 1, t+T_new)
+        self_mask = causal_step_mask(T_new, t, self.dtype)  # (T_new, t+T_new), None for one position
+        return position_ids, (blocked if self_mask is None else self_mask + blocked)  # (N, 1, T_new, t+T_new)
 
     def backward(self, dlogits: np.ndarray, cache: DecoderCache) -> np.ndarray:
         """dlogits (B, T, V) -> dH_dec (B, T, D); accumulates every parameter's gradient."""
         # 1. the head.  forward: logits = H_dec @ W_U
         dH_dec = head_backward(dlogits, cache.H_dec, self)  # (B, T, D)
-        # 2. the final norm.  forward: H_dec = decoder_norm(x)
-        dx = self.decoder_norm.backward(dH_dec, cache.norm)  # (B, T, D)
-        # 3. the blocks, last to first; with no cross-attention there is no encoder to send to
-        for l in reversed(range(len(self.decoder_layers))):
-            dx, _ = self.decoder_layers[l].backward(dx, cache.layers[l])  # (B, T, D)
-        # 4. the input.  forward: x = Dropout(W_E[input_ids] sqrt(D) + P[position_ids])
+        # 2. the final norm, then the blocks, last to first; with no cross-attention there is no encoder to send to
+        dx, _ = decoder_backward(self, dH_dec, cache)  # (B, T, D)
+        # 3. the input.  forward: x = Dropout(W_E[input_ids] sqrt(D) + P[position_ids])
         self.embed_backward(dx, cache.input)
         return dH_dec
+
+    # ---- decoding (minitf.decoding calls these) ---------------------------------------------------
+    def start_decoding(self, src_ids, *, group_size: int = 1, max_len: int | None = None,
+                       coverage: bool = False) -> KVCache:
+        """The decoder-only model's start: its sources, left-padded, read in one pass into the cache.
+
+        src_ids (B, S), padded with ``pad_id`` -> a :class:`~minitf.kv_cache.KVCache` of N = B * G
+        rows and capacity S + T_max, ``length`` S: the prompt's keys and values fill slots
+        0 .. S-1 (the prefill, once per example).  ``max_len`` is T_max, the slots left for the
+        decoder inputs (``<bos>``, then the generated tokens); by default all that
+        ``config.max_len`` leaves after the prompt.
+        """
+        if coverage:
+            raise ValueError(f"coverage: expected False for a {type(self).__name__} (the coverage vector sums an "
+                             f"encoder-decoder's cross-attention weights), got True")
+        check_cacheable(self)
+        c = self.config
+        src_ids = check_token_ids("src_ids", src_ids, c.tgt_vocab_size)
+        if src_ids.ndim != 2 or src_ids.shape[1] >= c.max_len:
+            raise ValueError(f"src_ids: expected shape (B, S) with S < max_len={c.max_len} (a decoder-only model's "
+                             f"prompt and output share its positions), got {src_ids.shape}")
+        prompt, keep = left_pad(src_ids, c.pad_id)  # (B, S) each: padding first
+        B, S = prompt.shape
+        G, T_max = check_group(group_size, max_len, c.max_len - S,
+                               f"the model's max_len={c.max_len} minus the prompt's S={S}")
+        prompt_pad = S - keep.sum(axis=1)  # (B,) padded slots in front of each row
+        is_pad = np.arange(S + T_max)[None, :] < prompt_pad[:, None]  # (B, S + T_max)
+        prompt_mask = np.where(is_pad, MASK_VALUE, 0.0).astype(self.dtype)[:, None, None, :]  # (B, 1, 1, S + T_max)
+        cache = new_cache(self, B, S + T_max, src_mask=None, prompt_mask=prompt_mask, prompt_pad=prompt_pad)
+        _, cache = self.decode_step(prompt, cache)  # the prefill: every prompt slot in one pass, once per example
+        if G == 1:
+            return cache
+        # the G rows of an example continue the same prompt: copy its keys and values to each
+        layers = tuple(kv._replace(K_self=np.repeat(kv.K_self, G, axis=0), V_self=np.repeat(kv.V_self, G, axis=0))
+                       for kv in cache.layers)  # (N, H, S + T_max, Dh)
+        return cache._replace(layers=layers, group_size=G, prompt_mask=np.repeat(prompt_mask, G, axis=0),
+                              prompt_pad=np.repeat(prompt_pad, G))
+
+    def decode_step(self, decoder_input_ids, cache: KVCache):
+        """Feed the newest token(s) of every row, decoder_input_ids (N, T_new): -> logits
+        (N, T_new, V) and the cache advanced by T_new.  :meth:`forward` with the cache."""
+        ids = check_step(self, decoder_input_ids, cache, self.config.tgt_vocab_size)
+        logits, _ = self.forward(ids, cache=cache)
+        return logits, cache._replace(length=cache.length + ids.shape[1])
+
+    def uncached_decoder(self, src_ids: np.ndarray, group_size: int = 1):
+        """The reference without a cache: a function prefix (N, t+1) -> logits (N, S+t+1, V)
+        re-running the model on the prompt, left-padded as :meth:`start_decoding` lays it out,
+        and the whole prefix (its padding masked and skipped by the positions)."""
+        prompt, keep = left_pad(np.asarray(src_ids), self.config.pad_id)  # (B, S) each
+        prompt, keep = np.repeat(prompt, group_size, axis=0), np.repeat(keep, group_size, axis=0)  # (N, S)
+
+        def rerun(prefix):
+            attention_mask = np.concatenate([keep, np.ones(prefix.shape, dtype=bool)], axis=1)  # (N, S+t+1)
+            return self.forward(np.concatenate([prompt, prefix], axis=1), attention_mask)[0]  # (N, S+t+1, V)
+        return rerun
 
     def activation_bytes(self, cache: DecoderCache) -> dict:
         seen: set = set()

@@ -25,15 +25,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..blocks import EncoderBlock
 from ..checks import check_int, check_token_ids
 from ..config import ModelConfig
-from ..layers import Dropout, Embedding, LayerNorm, Linear, PositionalEncoding, get_activation
+from ..layers import LayerNorm, Linear, get_activation
 from ..layers.linear import affine_backward, affine_forward
 from ..masks import key_padding_mask
 from ..module import Module
-from .common import cache_nbytes, embedding_std, input_backward, input_forward
-from .encoder_decoder import EncoderCache
+from .common import cache_nbytes, input_backward, input_forward
+from .stacks import EncoderCache, add_encoder_side, encoder_backward, encoder_forward
 
 __all__ = ["EncoderOnly", "EncoderOnlyCache", "MaskedLMHeadCache"]
 
@@ -75,12 +74,7 @@ class EncoderOnly(Module):
                              f"question), got {mask_id}")
         rng = np.random.default_rng(c.seed)
         D, dt = c.d_model, self.dtype
-        self.src_embed = Embedding(c.src_vocab_size, D, c.pad_id, init_std=embedding_std(c), rng=rng, dtype=dt)
-        self.src_pos = PositionalEncoding(c.max_len, D, c.positional, rng=rng, dtype=dt)
-        self.src_dropout = Dropout(c.dropout, rng=rng, dtype=dt)
-        self.encoder_layers = [EncoderBlock(D, c.n_heads, c.d_ff, c.dropout, c.activation, c.norm_first,
-                                            c.layer_norm_eps, rng=rng, dtype=dt) for _ in range(c.n_encoder_layers)]
-        self.encoder_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
+        add_encoder_side(self, c, rng)  # the encoder-decoder's encoder
         # BERT's head: a transform (D -> D, activation, LayerNorm), then W_U and a bias per token
         self.mlm_transform = Linear(D, D, rng=rng, dtype=dt)
         self.mlm_norm = LayerNorm(D, c.layer_norm_eps, dtype=dt)
@@ -105,14 +99,8 @@ class EncoderOnly(Module):
             raise ValueError(f"input_ids: expected shape (B, S), got {ids.shape}")
         if ids.shape[1] > c.max_len:
             raise ValueError(f"input_ids: expected at most max_len={c.max_len} positions, got {ids.shape[1]}")
-        src_mask = self.source_mask(ids)  # (B, 1, 1, S)
         x, c_in = input_forward(ids, self.src_embed, self.src_pos, self.src_dropout, c.scale_embeddings)
-        layer_caches = []
-        for layer in self.encoder_layers:
-            x, c_l = layer.forward(x, src_mask)  # (B, S, D)
-            layer_caches.append(c_l)
-        H, c_norm = self.encoder_norm.forward(x)  # (B, S, D)
-        return H, EncoderCache(c_in, layer_caches, c_norm)
+        return encoder_forward(self, x, c_in, self.source_mask(ids))  # (B, S, D)
 
     def forward(self, input_ids: np.ndarray):
         """input_ids (B, S) (masked, right-padded) -> logits (B, S, V), cache."""
@@ -143,10 +131,8 @@ class EncoderOnly(Module):
         dz = act_backward(da, head.z)  # (B, S, D)
         # 3. the head's transform.  forward: z = H @ W_t + b_t
         dH = self.mlm_transform.backward(dz, head.transform)  # (B, S, D)
-        # 4. the encoder's final norm, then its blocks, last to first.  forward: H = encoder_norm(x)
-        dx = self.encoder_norm.backward(dH, enc.norm)  # (B, S, D)
-        for l in reversed(range(len(self.encoder_layers))):
-            dx = self.encoder_layers[l].backward(dx, enc.layers[l])  # (B, S, D)
+        # 4. the encoder's final norm, then its blocks, last to first.  forward: H = encoder_norm(blocks(x))
+        dx = encoder_backward(self, dH, enc)  # (B, S, D)
         # 5. the embedding.  forward: x = Dropout(W_E[input_ids] sqrt(D) + P)
         input_backward(dx, enc.input, self.src_embed, self.src_pos, self.src_dropout, c.scale_embeddings)
         return dH

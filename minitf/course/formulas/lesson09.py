@@ -7,7 +7,6 @@ import numpy as np
 
 from ...attention import MultiHeadAttention
 from ...decoding import LayerKV, init_cache, length_normalized_score, top_k_filter, top_p_filter, warp_logits
-from ...decoding.cache import _self_attention_step
 from ...models import EncoderDecoder
 from .lesson02 import attention, softmax_rows
 from .lesson04 import from_heads, to_heads
@@ -31,8 +30,8 @@ K_{\text{cross}} &= H_{\text{enc}} W_k^{c} + b_k^{c}, \quad V_{\text{cross}} = H
 \text{bytes} &= q\,\big(2 L_{\text{dec}} N H\, T_{\max} D_h\ [\text{self}] +
 2 L_{\text{dec}} B H S D_h\ [\text{cross}]\big)
 \end{aligned}""",
-         computes=("minitf.decoding.cache._self_attention_step", "minitf.decoding.cache.init_cache",
-                   "minitf.decoding.cache.KVCache.nbytes"),
+         computes=("minitf.attention.SelfAttentionKV.queries_keys_values",
+                   "minitf.models.encoder_decoder.EncoderDecoder.init_cache", "minitf.kv_cache.KVCache.nbytes"),
          note="The self-attention cache grows by one row per step; step t computes only its own query, key "
               "and value and attends over the rows kept, which the causal mask keeps from ever changing. The "
               "cross-attention keys and values depend on H_enc alone.")
@@ -46,7 +45,8 @@ def check_kv_cache(rng):
     kv = LayerKV(np.zeros((N, H, T, D // H)), np.zeros((N, H, T, D // H)), None, None)
     ys, expected = [], []
     for t in range(T):
-        ys.append(_self_attention_step(attn, x[:, t:t + 1], kv, t, None)[0])
+        x_t = x[:, t:t + 1]  # (N, 1, D) the newest position
+        ys.append(attn.forward(x_t, x_t, None, kv=kv.self_attention(t))[0])
         K, V = to_heads(x[:, :t + 1] @ p["W_k"] + p["b_k"], H), to_heads(x[:, :t + 1] @ p["W_v"] + p["b_v"], H)
         q = to_heads(x[:, t:t + 1] @ p["W_q"] + p["b_q"], H)
         expected.append(from_heads(attention(q, K, V)[0]) @ p["W_o"] + p["b_o"])

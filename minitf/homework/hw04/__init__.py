@@ -20,7 +20,8 @@ from .. import Homework, Task
 _ATTENTION_FORWARD = ("minitf.attention.MultiHeadAttention.forward", "minitf.attention.MultiHeadAttention.project_q",
                       "minitf.attention.MultiHeadAttention.project_kv", "minitf.attention.MultiHeadAttention.project_qkv",
                       "minitf.attention.scaled_dot_product_attention",
-                      "minitf.decoding.cache._cross_attention_step", "minitf.blocks.DecoderBlock.forward",
+                      "minitf.attention.CrossAttentionKV.queries_keys_values", "minitf.blocks.DecoderBlock.forward",
+                      "minitf.models.stacks.decoder_forward",
                       "minitf.rnn.attention._Attention.forward")
 
 HOMEWORK = Homework(
@@ -36,7 +37,9 @@ HOMEWORK = Homework(
         Task(2, "keys and values computed once per layer; one decoding step", 20.0,
              ("encoder_keys_values", "cross_attention_step"),
              _ATTENTION_FORWARD + ("minitf.decoding.cache.init_cache", "minitf.decoding.cache.start_decoding",
-                                   "minitf.decoding.cache.decode_step")),
+                                   "minitf.decoding.cache.decode_step", "minitf.kv_cache.new_cache",
+                                   "minitf.models.encoder_decoder.EncoderDecoder.init_cache",
+                                   "minitf.models.encoder_decoder.EncoderDecoder.decode_step")),
         Task(3, "the backward: dX_q and dX_kv apart, and the weight gradients", 35.0,
              ("cross_attention_backward",),
              ("minitf.attention.MultiHeadAttention.backward",

@@ -162,7 +162,7 @@ def cross_attention_step(x_t, K, V, params, src_mask):
     y_t : array (B, D), the dtype of ``x_t``
 
     Not allowed: as in :func:`encoder_keys_values`, and
-    ``minitf.decoding.cache._cross_attention_step``, ``decode_step``.
+    ``minitf.decoding.decode_step`` (and the models' own ``decode_step``).
     """
     raise NotImplementedError("Task 4.2: cross_attention_step is not written yet")
 

@@ -41,9 +41,10 @@ matter here::
     config["dtype"]                       "float32" or "float64": the activations' type
 
 The model is ``minitf.models.EncoderDecoder(ModelConfig(**config))``: read
-``minitf/models/encoder_decoder.py``, ``minitf/models/common.py`` (the target side and the
-head), ``minitf/blocks.py``, ``minitf/attention.py`` and ``minitf/layers/``.  Every answer
-is there, in the code that builds and runs the model.
+``minitf/models/encoder_decoder.py``, ``minitf/models/stacks.py`` (the two sides and their
+stacks), ``minitf/models/common.py`` (the input and the head), ``minitf/blocks.py``,
+``minitf/attention.py`` and ``minitf/layers/``.  Every answer is there, in the code that
+builds and runs the model.
 
 Rules
 -----

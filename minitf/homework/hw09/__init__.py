@@ -39,7 +39,7 @@ HOMEWORK = Homework(
              ("copy_mixture_forward", "copy_mixture_backward"),
              (_PG + "scatter_add", _PG + "gather", _PG + "CopyHead.forward", _PG + "CopyHead.backward",
               _PG + "PointerGenerator.decode", _PG + "PointerGenerator.forward", _PG + "PointerGenerator.backward",
-              "minitf.decoding.cache._copy_head_step", "minitf.layers.reductions.scatter_add_rows") + _GRADCHECK),
+              _PG + "PointerGenerator.decode_step", "minitf.layers.reductions.scatter_add_rows") + _GRADCHECK),
         Task(4, "the coverage loss and its gradient", 15.0, ("coverage_loss",),
              (_PG + "coverage_loss", _PG + "coverage_vector", _PG + "Coverage.backward") + _GRADCHECK),
         Task(5, "scheduled sampling's input mixing, one position apart", 15.0, ("mix_inputs",),
