@@ -3,6 +3,24 @@ of attention into the extended vocabulary and its gather, the coverage recurrenc
 copy attention's scores, the copy head (p_gen and the mixture), and the two losses.  The
 model that puts them on the transformer is :mod:`minitf.models.pointer_generator`; the
 extended vocabulary itself is :mod:`minitf.data.extended_vocab`.
+
+**Coverage.**  c_t = sum_{t' < t} a_t' (B, T, S): how much attention each source position
+has received so far.  See et al. add w_c c_t,i inside the attention score; the
+transformer's equivalent adds w_c,h c_t,i to head h's scores in the last block's
+cross-attention (:class:`Coverage`, w_c (H,): one weight per head, so a head can learn to
+look away from what is covered, w_c,h < 0):
+
+    A_t = softmax(Q K^T / sqrt(Dh) + mask + w_c c_t)        a_t = mean_h A_t
+
+c_t is a sum of the earlier rows of a, each computed with the coverage before it, so the
+rows are computed one position after the other (a loop over T, as in an RNN) and the
+backward runs through that recurrence in reverse.  The coverage loss penalises attending
+again where attention already went:
+
+    L = (1 / n_real) sum_t [ -log P_t(y_t) + lambda sum_i min(a_t,i, c_t,i) ]
+
+(:func:`copy_nll` and :func:`coverage_loss`, real target positions only).  In decoding, c
+is carried from step to step beside the KV cache (:class:`CoverageStep`).
 """
 from __future__ import annotations
 

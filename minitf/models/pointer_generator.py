@@ -19,9 +19,9 @@ in the output vocabulary), id V + j for the j-th distinct one (:mod:`minitf.data
 s_t is the decoder state the head reads (H_dec) and x_t the decoder's input (the token
 embedding, scaled, plus its position: what the first block reads).  The last sum is a
 scatter-add of the attention over source positions into the extended vocabulary
-(:func:`~minitf.models.copy_mechanism.scatter_add`): a token that occurs twice collects both positions' weights.  A
-copied source-only token is fed back to the decoder as ``<unk>`` (the embedding has no row
-for it), as in See et al.
+(:func:`~minitf.models.copy_mechanism.scatter_add`): a token that occurs twice collects both
+positions' weights.  A copied source-only token is fed back to the decoder as ``<unk>`` (the
+embedding has no row for it), as in See et al.
 
 Two choices See et al. (a one-layer LSTM with one attention) did not have to make:
 
@@ -33,23 +33,11 @@ Two choices See et al. (a one-layer LSTM with one attention) did not have to mak
   cross-attention's output (which has passed through W_v and W_o, and sums H heads).
 
 **Coverage.**  c_t = sum_{t' < t} a_t' (B, T, S): how much attention each source position
-has received so far.  See et al. add w_c c_t,i inside the attention score; the
-transformer's equivalent adds w_c,h c_t,i to head h's scores in the last block's
-cross-attention (:class:`~minitf.models.copy_mechanism.Coverage`, w_c (H,): one weight per head, so a head can learn to
-look away from what is covered, w_c,h < 0):
-
-    A_t = softmax(Q K^T / sqrt(Dh) + mask + w_c c_t)        a_t = mean_h A_t
-
-c_t is a sum of the earlier rows of a, each computed with the coverage before it, so the
-rows are computed one position after the other (a loop over T, as in an RNN) and the
-backward runs through that recurrence in reverse.  The coverage loss penalises attending
-again where attention already went:
-
-    L = (1 / n_real) sum_t [ -log P_t(y_t) + lambda sum_i min(a_t,i, c_t,i) ]
-
-(:func:`~minitf.models.copy_mechanism.copy_nll` and ``coverage_loss``, real target positions only).  In decoding, c
-is carried from step to step beside the KV cache, and GNMT's coverage penalty reads it
-(:mod:`minitf.decoding`).
+has received so far.  Its weight w_c (one per head) is added to the last block's
+cross-attention scores, and the coverage loss penalises attending again where attention
+already went (the recurrence and the loss: :mod:`minitf.models.copy_mechanism`).  In
+decoding, c is carried from step to step beside the KV cache, and GNMT's coverage penalty
+reads it (:mod:`minitf.kv_cache`).
 
 The gradient's way back: dP -> the mixture -> (P_vocab: the head, as always), (p_gen: w_h,
 w_s, w_x, and through them h*_t, H_dec, x_t) and (the scatter-add, whose backward is a
@@ -75,7 +63,6 @@ from ..config import ModelConfig
 from ..data import IGNORE_INDEX, CharTokenizer
 from ..data.extended_vocab import ExtendedSource, ExtendedVocabulary
 from ..kv_cache import CopySource, KVCache, check_step
-from ..module import Module
 from .common import cache_nbytes
 from .copy_mechanism import (CopyCache, CopyHead, Coverage, CoverageStep, copy_nll, coverage_loss, coverage_vector,
                              gather, mixture_log_probs, scatter_add, sigmoid_pair)
@@ -127,12 +114,8 @@ class PointerGenerator(EncoderDecoder):
     Parameter names: those of :class:`EncoderDecoder`, then ``copy.w_h``, ``copy.w_s``,
     ``copy.w_x``, ``copy.b_ptr`` and ``coverage.w_c``.  ``forward`` returns the mixed
     distribution P over the extended vocabulary (probabilities, not logits): train it with
-    :func:`copy_nll` (and :func:`coverage_loss`), decode it with :mod:`minitf.decoding`.
-    :func:`minitf.checkpoint.save_model` / ``load_model`` save and rebuild it (with its coverage
-    switch, ``src_to_tgt`` and ``unk_id``) and ``minitf generate`` decodes it, printing copied ids
-    as the source tokens they stand for; ``minitf train`` does not train it (its loss is
-    :func:`copy_nll`, not the training loop's cross-entropy): Lesson 9 trains it with
-    :func:`minitf.course.lesson09_copy.train_variant`.
+    :func:`copy_nll` (and :func:`coverage_loss`; not ``minitf train``, whose loss is the
+    cross-entropy), decode it with :mod:`minitf.decoding` or ``minitf generate``.
     """
 
     def __init__(self, config: ModelConfig, *, coverage: bool = True, src_to_tgt=None,
