@@ -266,3 +266,16 @@ def test_seeds_reproduce(fn):
     np.testing.assert_array_equal(a[0], a[1])
     others = [fn(tokens, np.random.default_rng(s)) for s in range(8, 20)]
     assert any(len(o) != len(a[0]) or (o != a[0]).any() for o in others)
+
+
+def test_zero_noise_density_corrupts_nothing():
+    # T5's own code returns an all-False mask for noise_density = 0 (its 2022 fix, "corrupt
+    # nothing if noise_density is 0.0"); the clip to one noise token is for positive densities
+    for length in (1, 2, 7, 40):
+        assert not random_spans_noise_mask(length, 0, noise_density=0.0).any()
+        assert random_spans_noise_mask(length, 0, noise_density=0.0, n=3).shape == (3, length)
+    tokens = np.arange(3, 13)
+    inputs, targets = span_corruption(tokens, 0, 100, noise_density=0.0)
+    np.testing.assert_array_equal(inputs, tokens)  # the whole text, uncorrupted
+    np.testing.assert_array_equal(targets, [99])  # the non-noise span's one sentinel, as T5's targets
+    assert random_spans_noise_mask(10, 0, noise_density=0.01).sum() == 1  # any positive density: at least one

@@ -102,6 +102,9 @@ def random_spans_noise_mask(length: int, rng, noise_density: float = 0.15, mean_
     non-empty spans at random, and the spans interleave starting with non-noise -- so the
     first token is never noise and the last always is.  Subject to the counts, every mask
     is equally likely.  (Lengths below 2 are computed as 2 and cut back, as T5 does.)
+    ``noise_density = 0`` corrupts nothing: an all-False mask, as T5's own code returns since
+    its 2022 fix ("corrupt nothing if noise_density is 0.0"); the clip to at least one noise
+    token applies to positive densities only.
 
     Parameters
     ----------
@@ -124,6 +127,8 @@ def random_spans_noise_mask(length: int, rng, noise_density: float = 0.15, mean_
     check_number("noise_density", noise_density, 0, 1)
     check_number("mean_noise_span_length", mean_noise_span_length, 0, None, low_open=True)
     rows = 1 if n is None else check_int("n", n, low=1)
+    if noise_density == 0:  # nothing to corrupt, and nothing drawn from rng
+        return np.zeros(length if n is None else (rows, length), dtype=bool)
 
     orig_length = length
     length = max(length, 2)  # increase length to avoid degeneracy (T5)
