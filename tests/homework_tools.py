@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from minitf.homework import get_homework
-from minitf.homework.grader import grade
-from minitf.homework.workers import resolve_isolation
+from minitf.grading import get_homework
+from minitf.grading.grader import grade
+from minitf.grading.workers import resolve_isolation
 
 REPO = Path(__file__).resolve().parents[1]
 INSTRUCTOR = REPO / "tests" / "instructor"

@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from minitf.cli import main as cli_main
-from minitf.homework import get_homework, homeworks, new_homework
-from minitf.homework.grader import grade
-from minitf.homework.submission import scan_source
-from minitf.homework.workers import resolve_isolation
+from minitf.grading import get_homework, homeworks, new_homework
+from minitf.grading.grader import grade
+from minitf.grading.submission import scan_source
+from minitf.grading.workers import resolve_isolation
 
 from homework_tools import (BWRAP, HOSTILE, INSTRUCTOR, REPO, SUBMISSIONS, build_submission, expect_caught,  # noqa: F401
                             answer_key, hostile_file, reference_path, requires_bwrap,
@@ -167,9 +167,9 @@ def test_scan_finds_the_package_level_re_exports():
 
 
 def test_scan_flags_the_homework_package_for_every_task():
-    found = scan_source("from minitf.homework.grader import *\n", HW08)
+    found = scan_source("from minitf.grading.grader import *\n", HW08)
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
-    found = scan_source("import importlib\nm = importlib.import_module('minitf.homework.plugin')\n", HW08)
+    found = scan_source("import importlib\nm = importlib.import_module('minitf.grading.plugin')\n", HW08)
     assert sorted(found) == [1, 2, 3, 4, 5, 6]
 
 
@@ -461,7 +461,7 @@ def test_sqlite_writes_nothing_outside(hostile_file):
 
 
 def test_hidden_tests_insist_on_bubblewrap_unless_process_is_named(monkeypatch):
-    import minitf.homework.workers as workers
+    import minitf.grading.workers as workers
 
     monkeypatch.setattr(workers.shutil, "which", lambda name: None)  # as on a machine without bwrap
     assert resolve_isolation("auto") == "process"
@@ -474,7 +474,7 @@ def test_hidden_tests_insist_on_bubblewrap_unless_process_is_named(monkeypatch):
 
 def test_a_grader_that_cannot_run_its_tests_raises_instead_of_scoring_zero(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", "/nonexistent")  # harmless; the broken part is the plugin below
-    import minitf.homework.grader as grader
+    import minitf.grading.grader as grader
 
     monkeypatch.setattr(grader.sys, "executable", "/bin/false")  # the grader's pytest cannot even start
     with pytest.raises(RuntimeError, match="the grader's own test run failed"):
@@ -563,7 +563,7 @@ def _pytest(*args, cwd=REPO):
 
 
 def test_homework_tests_refuse_to_run_without_a_submission():
-    proc = _pytest("--pyargs", "minitf.homework.hw08.tests.task1")
+    proc = _pytest("--pyargs", "minitf.course.l08_teacher_forcing.homework.tests.task1")
     assert proc.returncode != 0
     assert "give it with --submission PATH" in proc.stdout + proc.stderr, proc.stdout[-2000:] + proc.stderr[-2000:]
 
@@ -577,14 +577,14 @@ def test_the_plugin_refuses_two_tests_of_one_name(tmp_path):
     for k in (1, 2):
         (tests / f"task{k}.py").write_text("def test_same():\n    pass\n")
     proc = _pytest(str(tests / "task1.py"), str(tests / "task2.py"), "-c", str(root / "pytest.ini"), "--rootdir",
-                   str(root), "-p", "minitf.homework.plugin", "--submission", str(REFERENCE),
+                   str(root), "-p", "minitf.grading.plugin", "--submission", str(REFERENCE),
                    "--homework-report", str(tmp_path / "report.json"), cwd=tmp_path)
     assert proc.returncode != 0
     assert "distinct names" in proc.stdout + proc.stderr and "::test_same" in proc.stdout + proc.stderr
 
 
 def test_pytest_marker_selects_one_task():
-    proc = _pytest("--pyargs", "minitf.homework.hw08.tests.task1", "minitf.homework.hw08.tests.task2",
+    proc = _pytest("--pyargs", "minitf.course.l08_teacher_forcing.homework.tests.task1", "minitf.course.l08_teacher_forcing.homework.tests.task2",
                    "--submission", str(REFERENCE), "-m", "hw08_task2")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "3 passed" in proc.stdout and "deselected" in proc.stdout
@@ -611,7 +611,7 @@ def test_autograder_bundle_grades_a_submission_as_gradescope_runs_it(tmp_path, c
     assert cli_main(["homework", "autograder", "hw08", "--instructor", str(INSTRUCTOR), "--out", str(bundle)]) == 0
     for name in ("setup.sh", "run_autograder", "autograder.zip", "instructor/hw08/reference.py",
                  "instructor/hw08/key.json", "instructor/hw08/tests.py", "minitf/setup.cfg",
-                 "minitf/minitf/homework/hw08/tests/task1.py"):
+                 "minitf/minitf/course/l08_teacher_forcing/homework/tests/task1.py"):
         assert (bundle / name).is_file(), name
     assert os.access(bundle / "run_autograder", os.X_OK)
     full = _gradescope(tmp_path / "ref", bundle, REFERENCE)
@@ -628,7 +628,7 @@ def test_the_installed_package_holds_no_solution_and_no_key(tmp_path):
                           cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     files = [p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file()]
-    assert "minitf/homework/hw08/template.py" in files and "minitf/homework/hw08/tests/task1.py" in files
+    assert "minitf/course/l08_teacher_forcing/homework/template.py" in files and "minitf/course/l08_teacher_forcing/homework/tests/task1.py" in files
     leaks = [f for f in files if "reference" in Path(f).name or f.endswith("key.json") or "instructor" in f]
     assert not leaks, leaks
     answers = [KEY["answers"][q]["explanation"] for q in KEY["answers"]]
@@ -643,7 +643,7 @@ def test_a_call_that_changes_its_input_in_place_fails_naming_the_argument():
     copy the student's process sent back after the call."""
     import numpy as np
 
-    from minitf.homework.asserts import call_read_only
+    from minitf.grading.asserts import call_read_only
 
     class Student:  # what a StudentFunction proxy exposes: the call, and the arguments as the call left them
         __name__ = "step"

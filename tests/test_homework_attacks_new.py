@@ -25,7 +25,7 @@ from pathlib import Path
 
 from homework_tools import graded, hostile_file, requires_bwrap, submission_file, task_result  # noqa: F401
 
-from minitf.homework.workers import _inside, _python_paths, bwrap_command
+from minitf.grading.workers import _inside, _python_paths, bwrap_command
 
 
 def test_copy_nll_for_the_teacher_forced_loss_gets_no_credit(hostile_file):

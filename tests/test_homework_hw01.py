@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from homework_tools import expect_caught, graded, reference_path, submission_file, task_result  # noqa: F401
 
-from minitf.homework.hw01.tests import task1, task2, task3, task4, task5
+from minitf.course.l01_seq2seq.homework.tests import task1, task2, task3, task4, task5
 
 # (submission, the task it must fail, a phrase its message must hold)
 CLASSIC_MISTAKES = [

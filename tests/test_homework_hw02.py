@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from minitf.homework import get_homework
+from minitf.grading import get_homework
 
 from homework_tools import REPO, answer_key, expect_caught, graded, submission_file, task_result  # noqa: F401
 
@@ -83,10 +83,10 @@ def test_calling_minitf_gets_no_credit_for_that_task(submission_file):
 
 
 def test_calling_minitf_through_a_computed_name_is_caught_at_run_time(submission_file):
-    """Lesson 2's own course code, reached by a name no source scan sees: switched off too."""
+    """minitf's own attention backward, reached by a name no source scan sees: switched off too."""
     t3 = task_result(graded(submission_file("hw02_calls_minitf_hidden"), tasks=[3]), 3)
     assert t3.status == "no credit" and t3.score == 0, (t3.status, t3.message)
-    assert "called minitf's own minitf.course.lesson02.attention_backward_lines" in t3.message, t3.message
+    assert "called minitf's own minitf.attention.scaled_dot_product_attention_backward" in t3.message, t3.message
 
 
 # ---- the concept check ---------------------------------------------------------------------------------

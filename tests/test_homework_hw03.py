@@ -9,7 +9,7 @@ import ast
 import pytest
 from homework_tools import expect_caught, graded, submission_file, task_result  # noqa: F401
 
-from minitf.homework import get_homework
+from minitf.grading import get_homework
 
 HW03 = get_homework("hw03")
 

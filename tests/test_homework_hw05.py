@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from homework_tools import expect_caught, graded, reference_path, submission_file, task_result  # noqa: F401
 
-from minitf.homework.hw05.tests import common, task1, task2, task3, task4
+from minitf.course.l05_block.homework.tests import common, task1, task2, task3, task4
 
 # (submission, the task it must fail, a phrase its message must hold)
 CLASSIC_MISTAKES = [

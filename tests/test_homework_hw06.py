@@ -16,7 +16,7 @@ from homework_tools import (SUBMISSIONS, expect_caught, graded, reference_path, 
                             task_result)
 
 from minitf.course import lesson06
-from minitf.homework.hw06.tests import common, task1, task2, task3, task4
+from minitf.course.l06_encoder_decoder.homework.tests import common, task1, task2, task3, task4
 
 # (submission, the task it must fail, a phrase its message must hold)
 CLASSIC_MISTAKES = [
@@ -163,7 +163,7 @@ def test_two_mistakes_with_one_count_are_both_named():
     (here 2 decoder blocks, B=1, S=2, T=3, D=9, H=3: H_enc counted per block adds
     (L-1)*B*S*D = 18 numbers, cross-attention weights taken as T x T add L*B*H*T*(T-S) = 18).
     The grader cannot tell them apart from the count, so it names both."""
-    from minitf.homework.hw06.tests.common import diagnose
+    from minitf.course.l06_encoder_decoder.homework.tests.common import diagnose
     candidates = [(18, "the cross-attention weights as T x T"), (18, "H_enc once per decoder block"),
                   (5, "something else")]
     with pytest.raises(pytest.fail.Exception) as info:

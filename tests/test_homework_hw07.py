@@ -19,7 +19,7 @@ from minitf.data.noise import (
     random_spans_noise_mask,
     text_infilling,
 )
-from minitf.homework.hw07.tests import common
+from minitf.course.l07_pretraining.homework.tests import common
 
 # (submission, the task it must fail, a phrase its message must hold)
 CLASSIC_MISTAKES = [

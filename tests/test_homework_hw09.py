@@ -71,14 +71,14 @@ def _reference():
 
 
 def _mixture_problem():
-    from minitf.homework.hw09.tests.task3 import mixture_problem
+    from minitf.course.l09_inference.homework.tests.task3 import mixture_problem
     return mixture_problem(5)
 
 
 def _coverage_problem():
     import numpy as np
 
-    from minitf.homework.hw09.tests.task4 import coverage_problem
+    from minitf.course.l09_inference.homework.tests.task4 import coverage_problem
     a, labels, src_pad = coverage_problem(6)
     c = np.concatenate([np.zeros_like(a[:, :1]), np.cumsum(a[:, :-1], axis=1)], axis=1)
     assert np.abs(a - c)[np.broadcast_to(~src_pad[:, None, :], a.shape)].min() > 1e-4  # no kink within reach

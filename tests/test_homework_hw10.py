@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from homework_tools import expect_caught, graded, reference_path, submission_file, task_result  # noqa: F401
 
-from minitf.homework.asserts import close
-from minitf.homework.hw10.tests import common
+from minitf.grading.asserts import close
+from minitf.course.l10_finetuning.homework.tests import common
 
 # (submission, the task it must fail, a phrase its message must hold)
 CLASSIC_MISTAKES = [

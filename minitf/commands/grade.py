@@ -54,9 +54,9 @@ def _usage_error(message: str) -> int:
 def run(args) -> int:
     import json
 
-    from ..homework import get_homework
-    from ..homework.grader import grade
-    from ..homework.workers import CALL_TIMEOUT, TASK_TIMEOUT
+    from ..grading import get_homework
+    from ..grading.grader import grade
+    from ..grading.workers import CALL_TIMEOUT, TASK_TIMEOUT
 
     if args.reference and args.submission:
         return _usage_error("give a submission file or --reference, not both")

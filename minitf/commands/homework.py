@@ -28,7 +28,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..homework import get_homework, homeworks, new_homework
+    from ..grading import get_homework, homeworks, new_homework
 
     if args.action == "list":
         for hw in homeworks().values():
@@ -40,7 +40,7 @@ def run(args) -> int:
     try:
         hw = get_homework(args.homework)
         if args.action == "autograder":
-            from ..homework.autograder import build
+            from ..grading.autograder import build
 
             archive = build(hw.name, args.instructor, args.out)
             print(f"wrote {archive.parent}: setup.sh, run_autograder, instructor/{hw.name}/, minitf/")

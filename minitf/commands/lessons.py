@@ -131,7 +131,7 @@ def _tag_slides(lessons, folder: Path) -> None:
 
 def _list(lessons, folder: Path | None) -> None:
     from minitf.figures import registry
-    from minitf.homework import homeworks
+    from minitf.grading import homeworks
 
     by_lesson: dict = {}
     for spec in registry.all_figures():

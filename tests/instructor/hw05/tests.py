@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from minitf.homework import get_homework
-from minitf.homework.asserts import check_concept_answer
+from minitf.grading import get_homework
+from minitf.grading.asserts import check_concept_answer
 
 HOMEWORK = "hw05"
 KEY = json.loads((Path(__file__).resolve().parent / "key.json").read_text(encoding="utf-8"))

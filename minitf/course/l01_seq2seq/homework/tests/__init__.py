@@ -1,0 +1,17 @@
+"""Public tests of homework 1 (The sequence-to-sequence problem), one module per task.
+
+Run by the grader: ``minitf grade hw01 FILE`` (or by hand, ``pytest --pyargs
+minitf.course.l01_seq2seq.homework.tests.task1 --submission FILE``; without ``--submission`` they refuse
+to run).  The modules' names keep pytest from collecting them in an ordinary run.
+
+These tests run in the grader's process.  Every call to the student's code goes to the
+student's own process (the ``submission`` fixture's functions are proxies), and only its
+result comes back, as data: here always plain arrays, compared with minitf's own cells,
+``Recurrent`` layer, ``AdditiveAttention`` and ``RNNSeq2Seq`` loaded with the same numbers.
+Task 1.6's tests need the answer key: they are hidden tests, kept with the instructor
+material.
+
+Every test calls the student's function before anything else (a blank template scores
+0), draws its problems from the run's ``homework_seed``, compares with minitf under a
+stated tolerance, and, where it recognises a classic mistake, names it.
+"""

@@ -1,0 +1,99 @@
+"""What every task's tests of homework 2 share: the tolerances, the test problems, calling
+the student's code, checking that its inputs come back untouched, and finding Python loops
+in its source.
+
+The test problems are drawn from the run's ``homework_seed`` (``minitf grade`` draws a fresh
+one each time), so their answers cannot be recorded beforehand."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+
+from minitf.grading.asserts import fail, returned_arg, same_array
+from minitf.grading.workers import StudentRaised
+
+# Forward values: two correct float64 softmaxes or attentions agree to ~1e-16 relative.
+FORWARD64 = dict(rtol=1e-10, atol=1e-14)
+# Backward values, float64: a backward written out agrees with minitf's to ~1e-15; central finite
+# differences of the forward reach ~1e-10 at best, and fail this -- the task is the backward itself.
+BACKWARD64 = dict(rtol=1e-11, atol=1e-13)
+# float32 results against minitf's float32 results (a few ulps of float32, 6e-8 each).
+FLOAT32 = dict(rtol=2e-5, atol=1e-6)
+# "close, but only as close as finite differences or float32 arithmetic get": what a
+# backward that is right in form but not in precision reaches.
+ROUGH = dict(rtol=1e-5, atol=1e-7)
+
+SHAPES_HINT = ("a shape error in a matrix product: write each product's shapes down, e.g. (B, H, T, S) @ (B, H, S, Dh) "
+               "-> (B, H, T, Dh); transpose only the last two axes with x.swapaxes(-1, -2) (x.T on a 4-D array "
+               "reverses all four)")
+
+
+def attention_inputs(rng: np.random.Generator, B: int, H: int, T: int, S: int, Dh: int, dtype=np.float64):
+    """Q (B, H, T, Dh), K and V (B, H, S, Dh), standard normal entries, of ``dtype``."""
+    Q = rng.standard_normal((B, H, T, Dh))
+    K = rng.standard_normal((B, H, S, Dh))
+    V = rng.standard_normal((B, H, S, Dh))
+    return Q.astype(dtype), K.astype(dtype), V.astype(dtype)
+
+
+def call(fn, *args, hint: str = SHAPES_HINT):
+    """``fn(*args)`` in the student's process; an exception about shapes comes back with ``hint``."""
+    try:
+        return fn(*args)
+    except StudentRaised as e:
+        text = e.message.lower()
+        if any(word in text for word in ("matmul", "broadcast", "shape", "mismatch", "aligned")):
+            fail(f"{e}: {hint}")
+        raise
+
+
+def expect_untouched(fn, sent: dict) -> None:
+    """Fail if the student's last call of ``fn`` changed an input in place.  ``sent`` maps
+    the position of an argument to ``(name, a copy of what was sent)``."""
+    for index, (name, original) in sent.items():
+        if not same_array(returned_arg(fn, index), original):
+            fail(f"{fn.__name__} changed its input {name} in place; the caller still needs it (the forward's "
+                 f"arrays are kept for the backward): compute new arrays instead of writing into it")
+
+
+def as_pair(name: str, value, first: str, second: str) -> tuple:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        what = type(value).__name__ + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "")
+        fail(f"{name}: expected a pair ({first}, {second}), received a {what}")
+    return tuple(value)
+
+
+# ---- no Python loops ---------------------------------------------------------------------------------
+LOOPS = {ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while loop",
+         ast.ListComp: "a list comprehension", ast.SetComp: "a set comprehension",
+         ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression"}
+
+
+def python_loops(source: str, names) -> list[str]:
+    """Every loop or comprehension in the top-level functions ``names`` of ``source``, and
+    in the file's own functions they call (by name): ``["line 12 (a for loop in split_heads)"]``."""
+    functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
+    found: list[str] = []
+    seen: set[str] = set()
+
+    def visit(name: str, via: str) -> None:
+        if name in seen or name not in functions:
+            return
+        seen.add(name)
+        for node in ast.walk(functions[name]):
+            kind = LOOPS.get(type(node))
+            if kind:
+                found.append(f"line {node.lineno} ({kind} in {name}{via})")
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                visit(node.func.id, f", called from {name}")
+
+    for name in names:
+        visit(name, "")
+    return found
+
+
+def submission_source(request) -> str:
+    """The student's file, read in the grader's process (its syntax only: nothing is run)."""
+    return Path(request.config.getoption("submission")).read_text(encoding="utf-8")

@@ -1,0 +1,113 @@
+"""Homework 2, task 2.2 (scaled dot-product attention, forward): the public tests."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from minitf.attention import scaled_dot_product_attention
+from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.layers.softmax import softmax as minitf_softmax
+
+from .common import FLOAT32, FORWARD64, as_pair, attention_inputs, call, expect_untouched
+
+HOMEWORK = "hw02"
+task2 = pytest.mark.hw02_task2
+
+
+# =====================================================================================
+# Task 2.2 -- scaled dot-product attention
+# =====================================================================================
+def weights_candidates(Q: np.ndarray, K: np.ndarray) -> dict:
+    """The classic wrong attention weights of (Q, K), by the mistake's description."""
+    Dh = Q.shape[-1]
+    scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, S), not yet scaled
+    out = {
+        f"the scores were divided by Dh = {Dh}, not by sqrt(Dh) = {math.sqrt(Dh):.4g}: q . k has variance Dh, so its "
+        f"standard deviation, the spread the scale must undo, is sqrt(Dh); 1/Dh flattens the weights toward uniform as "
+        f"heads get wider": minitf_softmax(scores / Dh),
+        f"the 1/sqrt(Dh) scale is missing: A = softmax(Q K^T / sqrt(Dh)). Unscaled, the scores' variance grows with "
+        f"the head width Dh = {Dh}, and the softmax saturates (rows close to one-hot pass almost no gradient)":
+            minitf_softmax(scores),
+        "the scores were multiplied by sqrt(Dh) instead of divided by it: A = softmax(Q K^T / sqrt(Dh))":
+            minitf_softmax(scores * math.sqrt(Dh)),
+        "the softmax was taken over the queries (axis -2): each query's weights over the keys (the last axis) must "
+        "sum to 1, not each key's weights over the queries": np.swapaxes(
+            minitf_softmax(np.swapaxes(scores / math.sqrt(Dh), -1, -2)), -1, -2),
+    }
+    return out
+
+
+def check_attention(attention_forward, Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple:
+    """Call the student's attention on (Q, K, V), compare with minitf's, and return (out, A)."""
+    sent = {0: ("Q", Q.copy()), 1: ("K", K.copy()), 2: ("V", V.copy())}
+    result = call(attention_forward, Q, K, V)
+    out, A = as_pair("attention_forward(Q, K, V)", result, "out", "A")
+    B, H, T, Dh = Q.shape
+    S = K.shape[2]
+    if getattr(A, "shape", None) == (B, H, T, Dh) and getattr(out, "shape", None) == (B, H, T, S) and S != Dh:
+        fail("attention_forward returned (A, out): return the pair in the order (out, A)")
+    if getattr(A, "shape", None) == (B, H, S, T) and S != T:
+        fail(f"A has shape (B, H, S, T) = {(B, H, S, T)}: the scores were computed as K Q^T. They are Q K^T, "
+             f"(B, H, T, S) = {(B, H, T, S)}: one row per query t, one column per key s")
+    A = as_array("A", A, shape=(B, H, T, S), kind="f")
+    out = as_array("out", out, shape=(B, H, T, Dh), kind="f")
+    expect_untouched(attention_forward, sent)
+    for name, x in (("out", out), ("A", A)):
+        if x.dtype != Q.dtype:
+            fail(f"{name}: expected dtype {Q.dtype} (the dtype of Q), received {x.dtype}"
+                 + (". np.sqrt(Dh) is a float64 NumPy scalar, which turns float32 arrays into float64 under NumPy 2: "
+                    "divide by math.sqrt(Dh), a Python float" if Q.dtype == np.float32 else ""))
+    tol = FORWARD64 if Q.dtype == np.float64 else FLOAT32
+    expected_out, cache = scaled_dot_product_attention(*(x[1] for x in sent.values()))
+    if not close(A, cache.A, **tol):
+        for mistake, candidate in weights_candidates(*(x[1].astype(np.float64) for x in (sent[0], sent[1]))).items():
+            if close(A, candidate, **tol) and not close(candidate, cache.A, **tol):
+                fail(mistake)
+        sums = A.sum(axis=-1)
+        if not np.allclose(sums, 1.0, rtol=1e-4, atol=0):
+            i = tuple(int(k) for k in np.unravel_index(int(np.argmax(np.abs(sums - 1))), sums.shape))
+            fail(f"the weights of query {list(i)} sum to {sums[i]:.6g}, not 1: A = softmax(scores) over the keys "
+                 f"(the last axis)")
+    expect_close("A", A, cache.A, **tol, hint="A = softmax(Q K^T / sqrt(Dh)), over the last axis (the keys)")
+    if not close(out, expected_out, **tol) and close(out, A @ K, **tol):
+        fail("out = A K: the output is a weighted mean of the VALUES, out = A V")
+    expect_close("out", out, expected_out, **tol, hint="out = A V, each query's weighted mean of the values")
+    return out, A
+
+
+@task2
+def test_attention_forward_values(submission, homework_seed):
+    """Cross-attention shapes: T queries over S != T keys."""
+    attention_forward = submission.function("attention_forward")
+    rng = np.random.default_rng(homework_seed + 31)
+    for B, H, T, S, Dh in [(2, 3, 4, 6, 16), (1, 2, 5, 3, 8)]:
+        check_attention(attention_forward, *attention_inputs(rng, B, H, T, S, Dh))
+
+
+@task2
+def test_attention_forward_self_attention_float32_and_edge_sizes(submission, homework_seed):
+    """T == S (self-attention), a single query, a single key, Dh = 1; float32 in, float32 out."""
+    attention_forward = submission.function("attention_forward")
+    rng = np.random.default_rng(homework_seed + 32)
+    for (B, H, T, S, Dh), dtype in [((2, 2, 5, 5, 16), np.float32), ((3, 1, 1, 4, 8), np.float64),
+                                    ((1, 2, 3, 1, 4), np.float64), ((2, 4, 3, 3, 1), np.float64)]:
+        check_attention(attention_forward, *attention_inputs(rng, B, H, T, S, Dh, dtype))
+
+
+@task2
+def test_attention_finds_keys_by_content(submission, homework_seed):
+    """Lesson 2, section 1: each query is a noisy copy of one key, in a shuffled order; the
+    dot product finds, for every query, the key it was made from, by content alone."""
+    attention_forward = submission.function("attention_forward")
+    rng = np.random.default_rng(homework_seed + 33)
+    S, Dh = 6, 32
+    K = rng.standard_normal((1, 1, S, Dh))
+    V = rng.standard_normal((1, 1, S, Dh))
+    order = rng.permutation(S)
+    Q = K[:, :, order] + 0.3 * rng.standard_normal((1, 1, S, Dh))  # query t is a copy of key order[t]
+    _, A = check_attention(attention_forward, Q, K, V)
+    found = A[0, 0].argmax(axis=-1)
+    if not np.array_equal(found, order):
+        fail(f"query t was made from key {order.tolist()}[t], but its largest weight falls on key {found.tolist()}[t]")

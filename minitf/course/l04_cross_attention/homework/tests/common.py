@@ -1,0 +1,162 @@
+"""What every task's tests of homework 4 share: the test problems, minitf's answers, the
+forward that each classic mistake computes instead, and the check that a function left its
+inputs alone.
+
+A problem is one cross-attention's weights (a dict of arrays, minitf's names and layout),
+a decoder stream X_q (B, T, D), an encoder output X_kv (B, S, D) and the source padding
+mask (B, S).  Problems are drawn from the run's ``homework_seed`` (``minitf grade`` draws a
+fresh one each time), so their answers cannot be recorded beforehand.  minitf's answer is
+``MultiHeadAttention`` loaded with the same weights, run in this (the grader's) process.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from minitf.attention import MultiHeadAttention, merge_heads, split_heads
+from minitf.grading.asserts import call_read_only, close
+from minitf.layers import softmax
+from minitf.masks import MASK_VALUE, causal_mask
+
+PARAM_NAMES = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
+GRAD_NAMES = ("dW_q", "db_q", "dW_k", "db_k", "dW_v", "db_v", "dW_o", "db_o")
+
+# Forward tolerances: two float64 implementations of the same formula agree to ~1e-15.
+FORWARD_TOL = {np.dtype(np.float64): dict(rtol=1e-9, atol=1e-11), np.dtype(np.float32): dict(rtol=1e-4, atol=1e-5)}
+# The backward, float64: a backward written out agrees with minitf's to ~1e-15; central finite
+# differences of the forward reach only ~1e-9 to 1e-10, and fail -- the task is the backward itself.
+BACKWARD_TOL = dict(rtol=1e-10, atol=1e-12)
+
+
+class Problem(NamedTuple):
+    X_q: np.ndarray  # (B, T, D) the decoder stream: the queries
+    X_kv: np.ndarray  # (B, S, D) the encoder output H_enc: the keys and values
+    params: dict  # W_q, W_k, W_v, W_o (D, D), b_q, b_k, b_v, b_o (D,)
+    H: int
+    src_mask: np.ndarray  # (B, S) additive: 0 at real source tokens, MASK_VALUE at padding
+    lengths: np.ndarray  # (B,) real source lengths
+
+    @property
+    def dims(self) -> tuple:
+        """(B, T, S, D, Dh)"""
+        B, T, D = self.X_q.shape
+        return B, T, self.X_kv.shape[1], D, D // self.H
+
+    @property
+    def padded(self) -> np.ndarray:
+        """(B, S) True at padded source positions."""
+        return self.src_mask <= MASK_VALUE / 2
+
+    def args(self) -> tuple:
+        """The forward's arguments, in the template's order: (X_q, X_kv, params, H, src_mask)."""
+        return self.X_q, self.X_kv, self.params, self.H, self.src_mask
+
+    def describe(self) -> str:
+        B, T, S, D, Dh = self.dims
+        return f"B={B}, T={T}, S={S}, D={D}, H={self.H}, source lengths {self.lengths.tolist()}"
+
+
+def make_problem(seed: int, *, B=3, T=4, S=6, D=8, H=2, lengths=None, dtype=np.float64) -> Problem:
+    """Random weights (biases nonzero, so that a forgotten bias shows), inputs and source padding.
+
+    ``lengths`` defaults to one full source, one two shorter and one of random length >= 1."""
+    rng = np.random.default_rng(seed)
+    params = {}
+    for name in PARAM_NAMES:
+        shape = (D, D) if name.startswith("W") else (D,)
+        scale = 0.6 if name.startswith("W") else 0.5  # scores of a few units: weights neither flat nor one-hot
+        params[name] = rng.normal(0.0, scale, size=shape).astype(dtype)
+    X_q = rng.normal(size=(B, T, D)).astype(dtype)
+    X_kv = rng.normal(size=(B, S, D)).astype(dtype)
+    if lengths is None:
+        lengths = [S, max(S - 2, 1)] + list(rng.integers(1, S + 1, size=B - 2))
+    lengths = np.asarray(lengths[:B], dtype=np.int64)
+    src_mask = np.where(np.arange(S)[None, :] >= lengths[:, None], MASK_VALUE, 0.0).astype(dtype)  # (B, S)
+    return Problem(X_q, X_kv, params, H, src_mask, lengths)
+
+
+def upstream(problem: Problem, seed: int) -> np.ndarray:
+    """A random dL/dY (B, T, D) (a random upstream gradient, never all ones)."""
+    return np.random.default_rng(seed).normal(size=problem.X_q.shape).astype(problem.X_q.dtype)
+
+
+# ---- minitf's answers -------------------------------------------------------------------------------
+def minitf_attention(params: dict, H: int) -> MultiHeadAttention:
+    """A minitf MultiHeadAttention holding ``params``."""
+    W_q = params["W_q"]
+    attn = MultiHeadAttention(W_q.shape[0], H, rng=np.random.default_rng(0), dtype=W_q.dtype)
+    for name in PARAM_NAMES:
+        attn.params[name][...] = params[name]
+    return attn
+
+
+def minitf_forward(problem: Problem):
+    """(Y (B, T, D), A (B, H, T, S), attn, cache): minitf's cross-attention on the problem."""
+    attn = minitf_attention(problem.params, problem.H)
+    Y, cache = attn.forward(problem.X_q, problem.X_kv, problem.src_mask[:, None, None, :])  # mask (B, 1, 1, S)
+    return Y, cache.attn.A, attn, cache
+
+
+def minitf_backward(problem: Problem, dY: np.ndarray) -> dict:
+    """minitf's gradients, named as the template's dict: dX_q, dX_kv, dW_q, db_q, ..."""
+    _, _, attn, cache = minitf_forward(problem)
+    attn.zero_grad()
+    dX_q, dX_kv = attn.backward(dY, cache)
+    out = {"dX_q": dX_q, "dX_kv": dX_kv}
+    out.update({"d" + name: attn.grads[name].copy() for name in PARAM_NAMES})
+    return out
+
+
+def minitf_keys_values(H_enc: np.ndarray, params: dict, H: int):
+    """(K, V) (B, H, S, Dh): what decoding caches (``MultiHeadAttention.project_kv``)."""
+    return minitf_attention(params, H).project_kv(H_enc)
+
+
+# ---- what the classic mistakes compute ----------------------------------------------------------------
+def variant_forward(problem: Problem, *, mask: str = "keys", causal: bool = False, kv_from: str = "encoder",
+                    softmax_over: str = "keys", scale: bool = True, zero_empty: bool = True):
+    """The forward with one thing changed: (Y, A), or None where the change cannot broadcast.
+
+    mask: "keys" (right), "none" (padding ignored), "queries" (src_mask[:, None, :, None]);
+    causal: a causal mask added; kv_from: "encoder" (right) or "decoder" (K, V from X_q);
+    softmax_over: "keys" (right) or "queries"; scale: the 1/sqrt(Dh); zero_empty: a source
+    with no real token gets zero weights (right) or a softmax over its padding.
+    """
+    p, H = problem.params, problem.H
+    X_kv = problem.X_kv if kv_from == "encoder" else problem.X_q
+    Q = split_heads(problem.X_q @ p["W_q"] + p["b_q"], H)  # (B, H, T, Dh)
+    K = split_heads(X_kv @ p["W_k"] + p["b_k"], H)  # (B, H, S', Dh)
+    V = split_heads(X_kv @ p["W_v"] + p["b_v"], H)
+    scores = Q @ K.swapaxes(-1, -2)  # (B, H, T, S')
+    if scale:
+        scores = scores / math.sqrt(Q.shape[-1])
+    m = problem.src_mask
+    add = {"keys": m[:, None, None, :], "queries": m[:, None, :, None], "none": None}[mask]
+    if causal:
+        c = causal_mask(scores.shape[-2], scores.shape[-1], dtype=scores.dtype)  # (T, S')
+        add = c if add is None else add + c
+    if add is not None:
+        try:
+            scores = scores + add
+        except ValueError:
+            return None
+        if scores.shape != Q.shape[:-1] + K.shape[-2:-1]:
+            return None
+    A = softmax(scores) if softmax_over == "keys" else softmax(scores.swapaxes(-1, -2)).swapaxes(-1, -2)
+    if zero_empty and mask != "none":
+        A = A * (m.max(axis=-1) > MASK_VALUE / 2)[:, None, None, None]
+    Y = merge_heads(A @ V) @ p["W_o"] + p["b_o"]
+    return Y, A
+
+
+def matches(received, variant, index: int, tol: dict) -> bool:
+    """``received`` is close to part ``index`` of a variant (False where the variant is None)."""
+    return variant is not None and close(received, variant[index], **tol)
+
+
+# ---- inputs left alone ----------------------------------------------------------------------------------
+def call(fn, names: list, *args):
+    """Call the student's ``fn`` with positional ``args``; fail if it changed one of them."""
+    return call_read_only(fn, names, args, why="they are reused: H_enc by every decoder block, K and V at every step")

@@ -1,0 +1,148 @@
+"""Homework 4, task 4.1 (the cross-attention forward): the public tests."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitf.grading.asserts import as_array, close, expect_close, fail
+
+from .common import FORWARD_TOL, Problem, call, make_problem, matches, minitf_forward, variant_forward
+
+HOMEWORK = "hw04"
+task1 = pytest.mark.hw04_task1
+FORWARD_ARGS = ["X_q", "X_kv", "params", "H", "src_mask"]
+
+
+# =====================================================================================
+# Task 4.1 -- queries from the decoder, keys and values from the encoder
+# =====================================================================================
+def diagnose_weights(A: np.ndarray, A_e: np.ndarray, problem: Problem, tol: dict) -> None:
+    """A (B, H, T, S) is not minitf's A_e: fail naming the mistake, where one is recognised."""
+    B, T, S, D, Dh = problem.dims
+    if not np.all(np.isfinite(A)):
+        fail("A holds NaN or inf: keep the mask finite (MASK_VALUE = -1e9, never -inf), and give a source with no "
+             "real token all-zero weights (Lesson 3)")
+    for b in np.flatnonzero(problem.lengths == 0):
+        if np.abs(A[b]).max() > 1e-6:
+            fail(f"example {b} has no real source token (its src_mask row is all MASK_VALUE): its weights must be all "
+                 f"zero, as minitf gives them, not a softmax over padding; yours have max {np.abs(A[b]).max():.3g}")
+
+    def v(**kw):
+        return variant_forward(problem, **kw)
+
+    if any(matches(A, v(causal=True, zero_empty=z), 1, tol) for z in (True, False)):
+        fail("a causal mask was applied to cross-attention: query t gave zero weight to the source positions s > t. "
+             "Cross-attention has no causal mask -- the source is known in full before the first target token is "
+             "written (Lesson 4, section 2); only the source padding is masked")
+    if T == S and matches(A, v(kv_from="decoder"), 1, tol):
+        fail("the keys and values came from the decoder stream X_q: in cross-attention the queries come from the "
+             "decoder and the keys and values from the encoder output X_kv = H_enc (Lesson 4, section 1)")
+    if matches(A, v(mask="none"), 1, tol):
+        fail("the source padding mask was ignored: the weights give padded source positions a share. Add src_mask "
+             "to the scores before the softmax, as src_mask[:, None, None, :] (Lesson 4, section 2)")
+    if any(matches(A, v(mask="queries", zero_empty=z), 1, tol) for z in (True, False)):
+        fail("the padding mask was put on the query axis (src_mask[:, None, :, None]): it marks padded SOURCE "
+             "positions, which are the keys, the last axis of the (B, H, T, S) scores: src_mask[:, None, None, :]")
+    if matches(A, v(softmax_over="queries"), 1, tol):
+        fail("the softmax ran over the queries (axis -2): each row of A, one decoder query, must sum to 1 over the "
+             "S source positions (the keys, the last axis)")
+    if matches(A, v(scale=False), 1, tol):
+        fail("the scores miss the 1/sqrt(Dh) of scaled dot-product attention: scores = Q K^T / sqrt(Dh) + mask")
+    # the same mistakes, recognised from the weights alone
+    live = problem.lengths > 0
+    on_padding = np.where(problem.padded[:, None, None, :] & live[:, None, None, None], np.abs(A), 0.0)
+    if on_padding.max() > 1e-6:
+        b, h, t, s = np.unravel_index(int(np.argmax(on_padding)), on_padding.shape)
+        fail(f"query {t} of example {b} (head {h}) gives weight {on_padding.max():.3g} to source position {s}, which "
+             f"is padding (that source has {problem.lengths[b]} real tokens): the padding mask must block it")
+    if T > 1:
+        future = np.arange(S)[None, :] > np.arange(T)[:, None]  # (T, S) s > t
+        if future.any() and np.abs(A[..., future]).max() < 1e-9 and np.abs(A_e[..., future]).max() > 1e-3:
+            fail("no query t gives any weight to a source position s > t: that is a causal mask, and cross-attention "
+                 "has none (Lesson 4, section 2)")
+        sums = A.sum(axis=-1)[live]  # (B_live, H, T)
+        if not close(sums, np.ones_like(sums), rtol=0, atol=1e-6):
+            fail(f"the rows of A do not sum to 1 (they sum to {sums.min():.4g} .. {sums.max():.4g}): each query's "
+                 f"weights are a softmax over the S source positions")
+
+
+def check_forward(out, problem: Problem) -> None:
+    """The student's (Y, A) against minitf's, naming the mistake where it is recognised."""
+    B, T, S, D, Dh = problem.dims
+    H, dtype = problem.H, problem.X_q.dtype
+    tol = FORWARD_TOL[np.dtype(dtype)]
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        fail(f"cross_attention_forward: expected a pair (Y, A), received {type(out).__name__}")
+    Y, A = out
+    shape = getattr(A, "shape", None)
+    if T != S and shape == (B, H, T, T):
+        fail(f"A has shape (B, H, T, T) = {shape}: the keys came from the decoder stream. The weights of cross-"
+             f"attention are T x S, queries from the decoder (T = {T}), keys from the encoder (S = {S})")
+    if T != S and shape == (B, H, S, T):
+        fail(f"A has shape (B, H, S, T) = {shape}: its rows must be the T decoder queries, its columns the S source "
+             f"positions -- (B, H, T, S) = {(B, H, T, S)}")
+    if T != S and getattr(Y, "shape", None) == (B, S, D):
+        fail(f"Y has shape (B, S, D) = {(B, S, D)}: the output has the decoder's shape (B, T, D) = {(B, T, D)}, one "
+             f"row per query, so the block can add it to the decoder stream")
+    Y = as_array("Y", Y, shape=(B, T, D), kind="f", dtype=dtype)
+    A = as_array("A", A, shape=(B, H, T, S), kind="f", dtype=dtype)
+    Y_e, A_e, _, _ = minitf_forward(problem)
+    if not close(A, A_e, **tol):
+        diagnose_weights(A, A_e, problem, tol)
+        expect_close("A (the attention weights)", A, A_e, **tol,
+                     hint="A = softmax(Q K^T / sqrt(Dh) + src_mask[:, None, None, :]) over the source positions")
+    expect_close("Y", Y, Y_e, **tol, hint="the weights are right: merge the heads side by side, (B, H, T, Dh) -> "
+                                          "(B, T, H, Dh) -> (B, T, D), then Y = O @ W_o + b_o")
+
+
+@task1
+def test_forward_when_T_equals_S(submission, homework_seed):
+    """T = S = 5: a causal mask, or the padding on the query axis, would fit the shapes; it must not be there."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    for k, lengths in enumerate([[5, 3, 2], [5, 1, 4]]):
+        problem = make_problem(homework_seed + 10 + k, B=3, T=5, S=5, lengths=lengths)
+        check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+
+
+@task1
+def test_forward_when_T_differs_from_S(submission, homework_seed):
+    """A shorter and a longer target than the source: the weights are T x S."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    for k, (T, S, H) in enumerate([(3, 7, 2), (6, 4, 4)]):
+        problem = make_problem(homework_seed + 20 + k, B=3, T=T, S=S, D=8, H=H)
+        check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+
+
+@task1
+def test_forward_keeps_float32(submission, homework_seed):
+    cross_attention_forward = submission.function("cross_attention_forward")
+    problem = make_problem(homework_seed + 30, B=2, T=4, S=6, D=12, H=3, dtype=np.float32)
+    check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+
+
+@task1
+def test_padding_cannot_leak_into_the_output(submission, homework_seed):
+    """Large noise written into the encoder output at padded positions changes nothing."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    problem = make_problem(homework_seed + 40, B=3, T=4, S=7, lengths=[7, 4, 2])
+    Y, _ = call(cross_attention_forward, FORWARD_ARGS, *problem.args())
+    noisy = problem.X_kv.copy()
+    rng = np.random.default_rng(homework_seed + 41)
+    noisy[problem.padded] = rng.normal(0.0, 100.0, size=(int(problem.padded.sum()), problem.dims[3]))  # (n_pad, D)
+    changed = problem._replace(X_kv=noisy)
+    out = call(cross_attention_forward, FORWARD_ARGS, *changed.args())
+    Y = as_array("Y", Y, shape=problem.X_q.shape, kind="f")
+    same_shape = isinstance(out, (tuple, list)) and len(out) == 2 and getattr(out[0], "shape", None) == Y.shape
+    if same_shape and not close(out[0], Y, **FORWARD_TOL[np.dtype(np.float64)]):
+        diff = float(np.abs(np.asarray(out[0], dtype=np.float64) - Y).max())
+        fail(f"writing noise into the encoder output at PADDED source positions changed Y (by up to {diff:.3g}): "
+             f"padding leaks into the output; the mask must give those positions exactly zero weight")
+    check_forward(out, changed)
+
+
+@task1
+def test_source_without_a_real_token(submission, homework_seed):
+    """An example whose source is all padding gets zero weights (never NaN): its output rows are b_o."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    problem = make_problem(homework_seed + 50, B=3, T=3, S=5, lengths=[5, 0, 2])
+    check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)

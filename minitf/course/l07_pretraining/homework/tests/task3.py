@@ -1,0 +1,63 @@
+"""Homework 7, task 7.3 (BART's text infilling from given spans): the public tests."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitf.grading.asserts import expect_equal_ids, fail
+
+from .common import call, check_ids, expected_infilling, infilling_variants, random_spans, random_text
+
+HOMEWORK = "hw07"
+task3 = pytest.mark.hw07_task3
+MASK_ID = 4
+
+
+# =====================================================================================
+# Task 7.3 -- text_infilling
+# =====================================================================================
+def check_infilling(fn, tokens, starts, lengths, mask_id=MASK_ID) -> None:
+    out = check_ids("corrupted", call(fn, ["tokens", "starts", "lengths", "mask_id"],
+                                      (tokens, starts, lengths, mask_id)))
+    expected = expected_infilling(tokens, starts, lengths, mask_id)
+    if np.array_equal(out, expected):
+        return
+    problem = (f"tokens {tokens.tolist()}, starts {starts.tolist()}, lengths {lengths.tolist()}, "
+               f"mask_id = {mask_id}")
+    named = [phrase for phrase, variant in infilling_variants(tokens, starts, lengths, mask_id).items()
+             if np.array_equal(out, variant)]
+    if named:  # on a small problem two mistakes can give the same answer: name both
+        fail(f"{' -- or -- '.join(named)}: expected {expected.tolist()}, received {out.tolist()} ({problem})")
+    expect_equal_ids("corrupted", out, expected,
+                     hint=f"each span of length >= 1 -> one mask; each span of length 0 -> a mask inserted before "
+                          f"tokens[start]; {problem}")
+
+
+@task3
+def test_text_infilling_docstring_example(submission):
+    text_infilling = submission.function("text_infilling")
+    check_infilling(text_infilling, np.array([20, 21, 22, 23, 24, 25]), np.array([4, 1, 6]), np.array([2, 2, 0]), 1)
+
+
+@task3
+def test_text_infilling_random_spans(submission, homework_seed):
+    text_infilling = submission.function("text_infilling")
+    rng = np.random.default_rng(homework_seed + 75)
+    for L in (5, 12, 20, 33, 1, 50):
+        tokens = random_text(rng, L, 200)
+        starts, lengths = random_spans(rng, L)
+        check_infilling(text_infilling, tokens, starts, lengths)
+
+
+@task3
+def test_text_infilling_zero_length_spans(submission, homework_seed):
+    text_infilling = submission.function("text_infilling")
+    rng = np.random.default_rng(homework_seed + 76)
+    tokens = random_text(rng, 8, 200)
+    # length-0 spans only: at the start, in the middle, twice at one place, at the end
+    check_infilling(text_infilling, tokens, np.array([0, 3, 3, 8]), np.array([0, 0, 0, 0]))
+    # a length-0 span right after a span, and one at the start of another span
+    check_infilling(text_infilling, tokens, np.array([5, 2, 5, 1]), np.array([2, 0, 0, 1]))
+    # one long span, no length-0 span; and no span at all
+    check_infilling(text_infilling, tokens, np.array([2]), np.array([5]))
+    check_infilling(text_infilling, tokens, np.zeros(0, np.int64), np.zeros(0, np.int64))

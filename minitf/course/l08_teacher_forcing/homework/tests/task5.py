@@ -1,0 +1,144 @@
+"""Homework 8, task 8.5 (free-running decoding): the public tests."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitf.data import Batch
+from minitf.grading.asserts import (as_array, as_float, close, expect_close, expect_equal_ids, fail, returned_arg,
+                                     same_array)
+from minitf.grading.wire import Student
+from minitf.optim import Adam
+from minitf.training import evaluate, train_step
+
+from .common import EOS, START, greedy_reference, tiny_model, tiny_task
+
+HOMEWORK = "hw08"
+task5 = pytest.mark.hw08_task5
+
+
+# =====================================================================================
+# Task 8.5 -- free-running decoding and exposure bias
+# =====================================================================================
+@pytest.fixture(scope="module")
+def reverse_model(homework_seed):
+    """A tiny model trained part-way on 'reverse': good teacher-forced, worse free-running."""
+    task = tiny_task("reverse")
+    model = tiny_model(task, seed=0)
+    opt = Adam(model.parameters(), lr=1e-2)
+    batches = task.batches(32, np.random.default_rng(0))
+    for _ in range(150):
+        train_step(model, next(batches), opt, lr=1e-2, clip_norm=1.0)
+    model.eval()
+    batch = task.batch(task.dataset(48, seed=homework_seed + 10_000))
+    T = batch.labels.shape[1]
+    metrics = evaluate(model, batch, max_len=T)  # both accuracies, free-running as the task defines it
+    gap = metrics["teacher_forced_token_accuracy"] - metrics["free_running_token_accuracy"]
+    if not gap > 0.02:  # the tests below need a model whose two numbers differ
+        pytest.fail(f"the tests' own model shows no exposure-bias gap ({gap:.3f}); this is a fault of the tests, "
+                    "not of your code", pytrace=False)
+    return {"model": model, "batch": batch, "metrics": metrics}
+
+
+LABEL_LIKE = {"labels", "label", "targets", "target", "tgt", "tgt_ids", "y", "decoder_input_ids", "batch"}
+
+
+def check_generated(out, src_ids, max_len):
+    out = as_array("generated", out, kind="i")
+    if out.ndim != 2 or out.shape[0] != src_ids.shape[0]:
+        fail(f"generated: expected shape (B, T') with B = {src_ids.shape[0]}, received {out.shape}")
+    if out.shape[1] > max_len:
+        if out.shape[1] == max_len + 1 and (out[:, 0] == START).all():
+            fail("the output begins with the start token: return the generated tokens only, prefix[:, 1:]")
+        fail(f"generated: expected at most max_len = {max_len} tokens per row, received {out.shape[1]}")
+    return out
+
+
+def call_decode(fn, model, src_ids, max_len):
+    src_before = src_ids.copy()
+    out = fn(model, src_ids, START, EOS, max_len)
+    if not same_array(returned_arg(fn, 1), src_before):
+        fail("free_running_decode changed src_ids in place")
+    return check_generated(out, src_ids, max_len)
+
+
+@task5
+def test_free_running_decode_matches_greedy_decoding(submission, reverse_model):
+    free_running_decode = submission.function("free_running_decode")
+    model, batch = reverse_model["model"], reverse_model["batch"]
+    src = batch.input_ids[:16].copy()
+    for max_len in (batch.labels.shape[1] + 2, 3):
+        out = call_decode(free_running_decode, model, src, max_len)
+        expected = greedy_reference(model, src, max_len)
+        if out.shape[1] == expected.shape[1] + 1 and (out[:, 0] == START).all():
+            fail("the output begins with the start token: return the generated tokens only, without it")
+        if out.shape[1] > expected.shape[1] and (expected == EOS).any(axis=1).all():
+            fail(f"decoding went on after every row had produced <eos> ({out.shape[1]} tokens, "
+                 f"{expected.shape[1]} needed): stop as soon as every row has finished")
+        if out.shape[1] < expected.shape[1]:
+            fail(f"decoding stopped after {out.shape[1]} tokens while some rows had not produced <eos> "
+                 f"(max_len = {max_len}; a row is finished only when it has produced <eos>)")
+        expect_equal_ids(f"generated (max_len={max_len})", out, expected,
+                         hint="greedy decoding: the argmax at the last position, fed back as the next input; "
+                              "the pad id after a row's <eos>")
+
+
+@task5
+def test_free_running_decode_feeds_its_own_outputs(submission, reverse_model):
+    submission.function("free_running_decode")
+    model, batch = reverse_model["model"], reverse_model["batch"]
+    src = batch.input_ids[:16].copy()
+    max_len = batch.labels.shape[1]
+    # the student's decoder runs in the student's process, which records what it feeds the model
+    out = submission.run("decode_and_record", model, src, START, EOS, max_len, Student("free_running_decode"))
+    generated, inputs = out
+    generated = check_generated(generated, src, max_len)
+    fed = [p for p in inputs if isinstance(p, np.ndarray) and p.ndim == 2 and p.shape[0] == src.shape[0]]
+    if not fed or max(p.shape[1] for p in fed) < generated.shape[1]:
+        fail(f"free_running_decode generated {generated.shape[1]} tokens per row but fed the model's decoder at most "
+             f"{max((p.shape[1] for p in fed), default=0)} positions: every generated token must come from the "
+             f"model, run on the prefix generated so far")
+    params = set(submission.parameters("free_running_decode"))
+    if params & LABEL_LIKE:
+        fail(f"free_running_decode takes {sorted(params & LABEL_LIKE)}: generation has no target to read; "
+             f"keep the signature (model, src_ids, start_id, eos_id, max_len)")
+    for prefix in fed:
+        if not (prefix[:, 0] == START).all():
+            fail(f"the decoder's first input must be the start token {START}; it was fed {prefix[:, 0].tolist()}")
+        logits, _ = model.forward(src, prefix)  # (B, t, V) computed here, from what was fed
+        own = logits.argmax(axis=-1)  # (B, t) the model's prediction after each position
+        for j in range(1, prefix.shape[1]):
+            finished = (prefix[:, 1:j] == EOS).any(axis=1)
+            wrong = (~finished) & (prefix[:, j] != own[:, j - 1])
+            if wrong.any():
+                r = int(np.argmax(wrong))
+                fail(f"at step {j} row {r} was fed token {prefix[r, j]}, but the model's own prediction at step "
+                     f"{j - 1} was {own[r, j - 1]}: free-running generation feeds y-hat_(t-1), the model's own "
+                     f"output, never the ground truth")
+
+
+@task5
+def test_exposure_bias_measures_both_sides(submission, reverse_model):
+    exposure_bias = submission.function("exposure_bias")
+    model, batch, metrics = reverse_model["model"], reverse_model["batch"], reverse_model["metrics"]
+    given = Batch(batch.input_ids.copy(), batch.decoder_input_ids.copy(), batch.labels.copy())
+    out = exposure_bias(model, given, START, EOS)
+    if not isinstance(out, dict):
+        fail(f"exposure_bias: expected a dict, received {type(out).__name__}")
+    keys = {"teacher_forced_accuracy", "free_running_accuracy", "gap"}
+    if not keys <= set(out):
+        fail(f"exposure_bias: expected the keys {sorted(keys)}, missing {sorted(keys - set(out))}")
+    tf = as_float("teacher_forced_accuracy", out["teacher_forced_accuracy"])
+    fr = as_float("free_running_accuracy", out["free_running_accuracy"])
+    gap = as_float("gap", out["gap"])
+    want_tf, want_fr = metrics["teacher_forced_token_accuracy"], metrics["free_running_token_accuracy"]
+    tol = dict(rtol=0, atol=1e-9)  # fractions of the same integer count
+    if close(fr, want_tf, **tol) and not close(want_fr, want_tf, atol=0.02, rtol=0):
+        fail(f"your free-running accuracy ({fr:.4f}) equals the teacher-forced accuracy: the 'free-running' run "
+             f"was fed the true prefix (batch.decoder_input_ids or the labels). At generation there is no teacher: "
+             f"generate with free_running_decode and compare its tokens with the labels (expected {want_fr:.4f})")
+    expect_close("teacher_forced_accuracy", tf, want_tf, **tol,
+                 hint="argmax of the teacher-forced logits against the labels, over real label positions")
+    expect_close("free_running_accuracy", fr, want_fr, **tol,
+                 hint="generated token t against label t (max_len = T), over real label positions")
+    expect_close("gap", gap, tf - fr, **tol, hint="gap = teacher-forced minus free-running")

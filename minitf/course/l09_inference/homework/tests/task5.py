@@ -1,0 +1,113 @@
+"""Homework 9, task 9.5 (scheduled sampling's mixed inputs): the public tests.
+
+Expected values: minitf's ``own_previous_tokens`` and ``mix_decoder_inputs``
+(``minitf.scheduled_sampling``), which build pass 2's inputs in minitf's transformer
+scheduled sampling.  Token ids are compared exactly, position by position."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minitf.grading.asserts import as_array, fail
+from minitf.scheduled_sampling import mix_decoder_inputs, own_previous_tokens
+
+from .common import call, first_index
+
+HOMEWORK = "hw09"
+task5 = pytest.mark.hw09_task5
+PAD, BOS = 0, 1
+
+
+# =====================================================================================
+# Task 9.5 -- problems and checks
+# =====================================================================================
+def mix_problem(seed: int, B=4, T=7, V=20, eps=0.5):
+    """Gold inputs <bos> y_1 .. (right-padded), pass 1's predictions (never equal to the gold token
+    they stand in for, nor to the one before it: a misplaced token shows), and the draws."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(3, V, size=(B, T))
+    ids = np.concatenate([np.full((B, 1), BOS), labels[:, :-1]], axis=1)
+    lengths = rng.integers(3, T + 1, size=B)
+    lengths[0] = T
+    ids[np.arange(T)[None, :] >= lengths[:, None]] = PAD
+    predictions = (labels + rng.integers(1, 5, size=(B, T))) % (V - 3) + 3  # != labels[:, t] = ids[:, t+1]
+    same = (predictions == ids) | (predictions == labels)
+    predictions[same] = (predictions[same] - 3 + 7) % (V - 3) + 3
+    use_gold = rng.random((B, T)) < eps
+    use_gold[:, 0] = False  # the draw at position 0 says "model": position 0 must stay gold anyway
+    return ids.astype(np.int64), predictions.astype(np.int64), use_gold
+
+
+def minitf_mix(ids, predictions, use_gold):
+    return mix_decoder_inputs(ids, own_previous_tokens(predictions, ids), use_gold, PAD)
+
+
+def diagnose(fed, ids, predictions, use_gold) -> str | None:
+    exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold)
+    pad = ids == PAD
+    if (fed[:, 0] != ids[:, 0]).any():
+        b = int(np.argmax(fed[:, 0] != ids[:, 0]))
+        return (f"position 0 of example {b} is fed {fed[b, 0]}, not its start token {ids[b, 0]}: nothing is predicted "
+                f"before position 0, so the start token is always kept, whatever the draw there")
+    if (fed[pad] != PAD).any():
+        b, t = first_index(pad & (fed != PAD))
+        return (f"padding at ({b}, {t}) was replaced by the model's token {fed[b, t]}: padding stays padding "
+                f"(the key-padding mask and the ignored labels rely on it)")
+    unshifted = np.where(exp_gold, ids, predictions)
+    if np.array_equal(fed, unshifted) and not np.array_equal(fed, exp_fed):
+        b, t = first_index(~exp_gold)
+        return (f"the model's tokens are misaligned by one position: position {t} of example {b} is fed "
+                f"predictions[:, {t}] = {predictions[b, t]}, the model's guess of the label AT {t} (the very token "
+                f"position {t} must predict: label leakage). The input at t is the prediction made at t - 1, "
+                f"predictions[:, {t - 1}] = {predictions[b, t - 1]}")
+    inverted = mix_decoder_inputs(ids, own_previous_tokens(predictions, ids), ~use_gold, PAD)[0]
+    if np.array_equal(fed, inverted) and not np.array_equal(fed, exp_fed):
+        return "gold and the model's tokens are swapped: use_gold True means the gold token is fed"
+    return None
+
+
+def check_mix(fn, ids, predictions, use_gold, what):
+    out = call(fn, "mix_inputs", ["decoder_input_ids", "predictions", "use_gold"],
+               (ids, predictions, use_gold, PAD), 2)
+    fed = as_array("fed", out[0], shape=ids.shape, kind="i")
+    gold = as_array("gold", out[1], shape=ids.shape)
+    exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold)
+    if not np.array_equal(fed, exp_fed):
+        mistake = diagnose(fed, ids, predictions, use_gold)
+        if mistake:
+            fail(f"mix_inputs ({what}): {mistake}")
+        b, t = first_index(fed != exp_fed)
+        source = "the gold token" if exp_gold[b, t] else f"the prediction made at position {t - 1}"
+        fail(f"mix_inputs ({what}): position {t} of example {b} is fed {fed[b, t]}, expected {exp_fed[b, t]} "
+             f"({source})")
+    if gold.dtype != bool or not np.array_equal(gold, exp_gold):
+        b, t = first_index(gold.astype(bool) != exp_gold) if gold.dtype == bool else (0, 0)
+        fail(f"mix_inputs ({what}): gold must be a bool array, True where fed holds the gold token (the draw's "
+             f"True, position 0 and padding); at ({b}, {t}) received {gold[b, t]!r}, expected {exp_gold[b, t]}")
+    return fed, gold
+
+
+# =====================================================================================
+# Task 9.5 -- the tests
+# =====================================================================================
+@task5
+def test_mix_inputs_position_by_position(submission, homework_seed):
+    """Gold where the draw said gold, else the pass-1 prediction for the previous position;
+    position 0 and padding always gold."""
+    fn = submission.function("mix_inputs")
+    ids, predictions, use_gold = mix_problem(homework_seed + 500)
+    check_mix(fn, ids, predictions, use_gold, "eps = 0.5")
+
+
+@task5
+@pytest.mark.parametrize("eps", [0.0, 1.0])
+def test_mix_inputs_all_model_or_all_gold(submission, homework_seed, eps):
+    """eps = 1: teacher forcing (fed = the gold inputs); eps = 0: every position but 0 and padding
+    holds the model's previous prediction.  Each also checks the other extreme on a second problem
+    (returning the gold inputs unchanged must not pass a test)."""
+    fn = submission.function("mix_inputs")
+    for e in (eps, 1.0 - eps):
+        ids, predictions, use_gold = mix_problem(homework_seed + 510 + int(e) + 2 * (e != eps), eps=e)
+        fed, _ = check_mix(fn, ids, predictions, use_gold | (e == 1.0), f"eps = {e:g}")
+        if e == 1.0 and not np.array_equal(fed, ids):
+            fail("mix_inputs with every draw gold must return the gold inputs unchanged (teacher forcing)")
