@@ -3,9 +3,9 @@ update -- in NumPy next to PyTorch eager built on ``torch.nn.LSTM``, same sizes,
 same batch, in one run.
 
 Reference configuration (Sutskever et al., 2014, without the depth): source and target
-embeddings E 64, a one-layer LSTM encoder and a one-layer LSTM decoder of width H 128, the
+embeddings E 64, a one-layer LSTM encoder and a one-layer LSTM decoder of width Dr 128, the
 encoder's final (h, c) the decoder's initial state (``conditioning="init"``, no bridge), no
-attention, an output layer H -> V 64, cross-entropy over every target position; B 32,
+attention, an output layer Dr -> V 64, cross-entropy over every target position; B 32,
 S = T = 32, float32, random tokens without padding.
 
 The torch side is the textbook module: two ``nn.Embedding``, ``nn.LSTM`` for the encoder,
@@ -55,7 +55,7 @@ BATCH = dict(B=32, S=32, T=32)
 
 
 def reference_config(seed: int = 0) -> RNNConfig:
-    """The benchmark's model: LSTM, E 64, H 128, 1 + 1 layers, V 64, no attention, float32."""
+    """The benchmark's model: LSTM, E 64, Dr 128, 1 + 1 layers, V 64, no attention, float32."""
     return RNNConfig(**REFERENCE, seed=seed)
 
 
@@ -83,21 +83,21 @@ def matmul_floor_fn(cfg: RNNConfig, B: int, S: int, T: int, seed: int = 0):
     backward).  No gate arithmetic, loss or update: a lower bound on any NumPy version of the
     step at these sizes, whatever its code looks like.  Returns a function that runs them."""
     rng = np.random.default_rng(seed)
-    E, H, V, dt = cfg.embedding_size, cfg.hidden_size, cfg.tgt_vocab_size, np.dtype(cfg.dtype)
+    E, Dr, V, dt = cfg.embedding_size, cfg.hidden_size, cfg.tgt_vocab_size, np.dtype(cfg.dtype)
 
     def r(*shape):
         return rng.standard_normal(shape).astype(dt)
 
-    W_ih, W_hh, W_U = r(E, 4 * H), r(H, 4 * H), r(H, V)
-    sides = [(r(B * L, E), r(B * L, 4 * H), r(B * L, H), L) for L in (S, T)]  # x, dgates, h_{t-1}: (B*L, .)
-    h, dgates, H_dec, dlogits = r(B, H), r(B, 4 * H), r(B * T, H), r(B * T, V)
+    W_ih, W_hh, W_U = r(E, 4 * Dr), r(Dr, 4 * Dr), r(Dr, V)
+    sides = [(r(B * L, E), r(B * L, 4 * Dr), r(B * L, Dr), L) for L in (S, T)]  # x, dgates, h_{t-1}: (B*L, .)
+    h, dgates, H_dec, dlogits = r(B, Dr), r(B, 4 * Dr), r(B * T, Dr), r(B * T, V)
 
     def step():
         for x, dG, h_prev, L in sides:  # the encoder, then the decoder
-            x @ W_ih, dG @ W_ih.T, x.T @ dG, h_prev.T @ dG  # (B*L, 4H), (B*L, E), (E, 4H), (H, 4H)
+            x @ W_ih, dG @ W_ih.T, x.T @ dG, h_prev.T @ dG  # (B*L, 4 Dr), (B*L, E), (E, 4 Dr), (Dr, 4 Dr)
             for _ in range(L):
-                h @ W_hh, dgates @ W_hh.T  # (B, 4H), (B, H): one step each way
-        H_dec @ W_U, dlogits @ W_U.T, H_dec.T @ dlogits  # (B*T, V), (B*T, H), (H, V)
+                h @ W_hh, dgates @ W_hh.T  # (B, 4 Dr), (B, Dr): one step each way
+        H_dec @ W_U, dlogits @ W_U.T, H_dec.T @ dlogits  # (B*T, V), (B*T, Dr), (Dr, V)
 
     return step
 
@@ -110,30 +110,31 @@ def gate_floor_fn(cfg: RNNConfig, B: int, S: int, T: int, seed: int = 0):
     the cell sum and the four gates).  With :func:`matmul_floor_fn` it bounds from below what
     any NumPy version of the step can cost at these sizes.  Returns a function that runs them."""
     rng = np.random.default_rng(seed)
-    H, dt = cfg.hidden_size, np.dtype(cfg.dtype)
+    Dr, dt = cfg.hidden_size, np.dtype(cfg.dtype)
 
     def r(*shape):
         return rng.standard_normal(shape).astype(dt)
 
-    z, c_prev, dh, dc_next = r(B, 4 * H), r(B, H), r(B, H), r(B, H)
-    s, g, c, tc, h, dz = np.empty((B, 3 * H), dt), *(np.empty((B, H), dt) for _ in range(4)), np.empty((B, 4 * H), dt)
-    i, f, o = s[:, :H], s[:, H:2 * H], s[:, 2 * H:]
-    dc, tmp, ds = np.empty((B, H), dt), np.empty((B, H), dt), np.empty((B, 3 * H), dt)
+    z, c_prev, dh, dc_next = r(B, 4 * Dr), r(B, Dr), r(B, Dr), r(B, Dr)
+    s, g, c, tc, h = np.empty((B, 3 * Dr), dt), *(np.empty((B, Dr), dt) for _ in range(4))
+    dz = np.empty((B, 4 * Dr), dt)
+    i, f, o = s[:, :Dr], s[:, Dr:2 * Dr], s[:, 2 * Dr:]
+    dc, tmp, ds = np.empty((B, Dr), dt), np.empty((B, Dr), dt), np.empty((B, 3 * Dr), dt)
 
     def cell():
         # forward: 10 calls
-        np.negative(z[:, :3 * H], out=s), np.exp(s, out=s), np.add(s, 1, out=s), np.reciprocal(s, out=s)
-        np.tanh(z[:, 3 * H:], out=g)
+        np.negative(z[:, :3 * Dr], out=s), np.exp(s, out=s), np.add(s, 1, out=s), np.reciprocal(s, out=s)
+        np.tanh(z[:, 3 * Dr:], out=g)
         np.multiply(f, c_prev, out=c), np.multiply(i, g, out=tmp), np.add(c, tmp, out=c)
         np.tanh(c, out=tc), np.multiply(o, tc, out=h)
         # backward: 17 calls
-        np.multiply(dh, tc, out=dz[:, 2 * H:3 * H])  # do
+        np.multiply(dh, tc, out=dz[:, 2 * Dr:3 * Dr])  # do
         np.multiply(tc, tc, out=tmp), np.subtract(1, tmp, out=tmp), np.multiply(tmp, o, out=tmp)
         np.multiply(dh, tmp, out=dc), np.add(dc, dc_next, out=dc)
-        np.multiply(dc, g, out=dz[:, :H]), np.multiply(dc, c_prev, out=dz[:, H:2 * H])  # di, df
-        np.multiply(dc, i, out=dz[:, 3 * H:]), np.multiply(dc, f, out=tmp)  # dg, dc_prev
-        np.subtract(1, s, out=ds), np.multiply(ds, s, out=ds), np.multiply(dz[:, :3 * H], ds, out=dz[:, :3 * H])
-        np.multiply(g, g, out=tmp), np.subtract(1, tmp, out=tmp), np.multiply(dz[:, 3 * H:], tmp, out=dz[:, 3 * H:])
+        np.multiply(dc, g, out=dz[:, :Dr]), np.multiply(dc, c_prev, out=dz[:, Dr:2 * Dr])  # di, df
+        np.multiply(dc, i, out=dz[:, 3 * Dr:]), np.multiply(dc, f, out=tmp)  # dg, dc_prev
+        np.subtract(1, s, out=ds), np.multiply(ds, s, out=ds), np.multiply(dz[:, :3 * Dr], ds, out=dz[:, :3 * Dr])
+        np.multiply(g, g, out=tmp), np.subtract(1, tmp, out=tmp), np.multiply(dz[:, 3 * Dr:], tmp, out=dz[:, 3 * Dr:])
 
     def step():
         for _ in range(S + T):
@@ -158,12 +159,12 @@ def torch_lstm_seq2seq(model: RNNSeq2Seq):
 
         def __init__(self):
             super().__init__()
-            E, H, V = c.embedding_size, c.hidden_size, c.tgt_vocab_size
+            E, Dr, V = c.embedding_size, c.hidden_size, c.tgt_vocab_size
             self.src_embed = nn.Embedding(c.src_vocab_size, E, padding_idx=c.pad_id)
             self.tgt_embed = nn.Embedding(V, E, padding_idx=c.pad_id)
-            self.encoder = nn.LSTM(E, H, batch_first=True)
-            self.decoder = nn.LSTM(E, H, batch_first=True)
-            self.head = nn.Linear(H, V)
+            self.encoder = nn.LSTM(E, Dr, batch_first=True)
+            self.decoder = nn.LSTM(E, Dr, batch_first=True)
+            self.head = nn.Linear(Dr, V)
             with torch.no_grad():
                 self.src_embed.weight.copy_(tensor(P["src_embed.W_E"]))
                 self.tgt_embed.weight.copy_(tensor(P["tgt_embed.W_E"]))
@@ -176,8 +177,8 @@ def torch_lstm_seq2seq(model: RNNSeq2Seq):
                 self.head.bias.copy_(tensor(P["b_U"]))
 
         def forward(self, src_ids, decoder_input_ids):
-            _, final = self.encoder(self.src_embed(src_ids))  # (h_n, c_n), each (1, B, H)
-            out, _ = self.decoder(self.tgt_embed(decoder_input_ids), final)  # (B, T, H)
+            _, final = self.encoder(self.src_embed(src_ids))  # (h_n, c_n), each (1, B, Dr)
+            out, _ = self.decoder(self.tgt_embed(decoder_input_ids), final)  # (B, T, Dr)
             return self.head(out)  # (B, T, V)
 
     return TorchLSTMSeq2Seq()
@@ -214,7 +215,7 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
 
     ``threads``: NumPy's OpenBLAS threads and torch's intra-op threads, the same for both, set
     for the bench and restored after (None: each library's own default).  One by default: a
-    recurrent step multiplies (B, H) by (H, 4H) -- (32, 128) by (128, 512) here -- too small a
+    recurrent step multiplies (B, Dr) by (Dr, 4 Dr) -- (32, 128) by (128, 512) here -- too small a
     product to share between threads, and on a machine with other work running, sharing it
     costs each side many times its single-thread time.
 
@@ -272,7 +273,7 @@ def format_rnn_report(r: dict) -> str:
     """The result of :func:`run_rnn_bench` as a short plain-text report."""
     c, b = r["config"], r["batch"]
     lines = [f"LSTM encoder-decoder training step (forward + backward + AdamW), float32, E={c['embedding_size']} "
-             f"H={c['hidden_size']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} V={c['tgt_vocab_size']} "
+             f"Dr={c['hidden_size']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} V={c['tgt_vocab_size']} "
              f"B={b['B']} S={b['S']} T={b['T']}, no attention",
              f"  numpy        {r['numpy_s_per_step'] * 1e3:8.1f} ms/step   {blas_line(r['numpy_blas'])}",
              f"  numpy floor  {(r['numpy_matmul_floor_s'] + r['numpy_gate_floor_s']) * 1e3:8.1f} ms/step   its matrix "

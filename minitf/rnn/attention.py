@@ -1,21 +1,22 @@
 """Attention of an RNN decoder over the encoder states: additive (Bahdanau et al., 2015), dot
 and general (Luong et al., 2015), forward and backward.
 
-Shapes: B batch, S source length, Hq the query width (the decoder's hidden width), He the
-width of an encoder state (K H for an encoder of K directions), A the additive width.
-One query per row: the decoder attends once per step.
+Shapes: B batch, S source length, Dr the query's width (the decoder's recurrent width), K De
+the width of an encoder state (K directions of De each), A the additive width.  One query
+per row: the decoder attends once per step.
 
-    e_j = score(s, h_j)               (B, S)    one score per encoder state h_j
-    a   = softmax(e + mask)           (B, S)    mask: MASK_VALUE at padded source positions
-    c   = sum_j a_j h_j               (B, He)   the context vector
+    e_j = score(s, h_j)               (B, S)     one score per encoder state h_j
+    a   = softmax(e + mask)           (B, S)     mask: MASK_VALUE at padded source positions
+    c   = sum_j a_j h_j               (B, K De)  the context vector
 
-    additive  e_j = v^T tanh(s W_a + h_j U_a)     W_a (Hq, A), U_a (He, A), v (A,)
-    dot       e_j = s . h_j                        no parameters; needs Hq = He
-    general   e_j = s . (h_j W_a)                  W_a (He, Hq)   (Luong's s^T W_a h_j: his W_a is our W_a^T)
+    additive  e_j = v^T tanh(s W_a + h_j U_a)     W_a (Dr, A), U_a (K De, A), v (A,)
+    dot       e_j = s . h_j                        no parameters; needs Dr = K De
+    general   e_j = s . (h_j W_a)                  W_a (K De, Dr)   (Luong's s^T W_a h_j: his W_a is our W_a^T)
 
-A padded position gets MASK_VALUE added to its score, whose exp is exactly 0: zero weight,
-never NaN (and a row with no real position at all, which the model never builds, gets
-zero weights and a zero context, as in :mod:`minitf.attention`).
+The softmax is the transformer's, :func:`minitf.attention.masked_softmax`: a padded position
+gets MASK_VALUE added to its score, whose exp is exactly 0: zero weight, never NaN; a row
+with no real position at all, which the model never builds, gets zero weights and a zero
+context.
 
 **Keys once per source.**  The part of a score that depends on h_j alone -- the keys
 k_j = h_j U_a (additive), h_j W_a (general), h_j (dot) -- is computed once per source by
@@ -30,19 +31,20 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..attention import masked_softmax
 from ..checks import check_shape
 from ..layers.linear import affine_backward, affine_forward
-from ..layers.softmax import softmax, softmax_backward
-from ..masks import MASK_VALUE
+from ..layers.softmax import softmax_backward
 from ..module import Module
 
-__all__ = ["AdditiveAttention", "DotAttention", "GeneralAttention", "ATTENTIONS", "RNNAttentionCache"]
+__all__ = ["AdditiveAttention", "DotAttention", "GeneralAttention", "ATTENTIONS", "RNNAttentionCache",
+           "make_attention"]
 
 
 class RNNAttentionCache(NamedTuple):
-    s: np.ndarray  # (B, Hq) the query, for dW_a (additive) and dkeys (dot, general)
-    keys: np.ndarray  # (B, S, Hq) dot and general: for ds = de keys (additive: unused)
-    values: np.ndarray  # (B, S, He) the encoder states, for da = values dc
+    s: np.ndarray  # (B, Dr) the query, for dW_a (additive) and dkeys (dot, general)
+    keys: np.ndarray  # (B, S, Dr) dot and general: for ds = de keys (additive: unused)
+    values: np.ndarray  # (B, S, K De) the encoder states, for da = values dc
     a: np.ndarray  # (B, S) the attention weights: for dvalues and the softmax backward; 0 at padding
     u: np.ndarray | None  # (B, S, A) additive: tanh(s W_a + keys), for dv and tanh'; else None
 
@@ -55,41 +57,38 @@ class _Attention(Module):
 
     # -- what a subclass defines ------------------------------------------------------------------
     def project_keys(self, values: np.ndarray):
-        """values (B, S, He) -> keys (B, S, *), cache.  Once per source."""
+        """values (B, S, K De) -> keys (B, S, *), cache.  Once per source."""
         raise NotImplementedError
 
     def project_keys_backward(self, dkeys: np.ndarray, cache) -> np.ndarray:
-        """dkeys (B, S, *) -> dvalues (B, S, He); accumulates the projection's gradient."""
+        """dkeys (B, S, *) -> dvalues (B, S, K De); accumulates the projection's gradient."""
         raise NotImplementedError
 
     def score(self, s: np.ndarray, keys: np.ndarray):
-        """s (B, Hq), keys (B, S, *) -> e (B, S), u (additive's tanh, or None)"""
+        """s (B, Dr), keys (B, S, *) -> e (B, S), u (additive's tanh, or None)"""
         raise NotImplementedError
 
     def score_backward(self, de: np.ndarray, cache: RNNAttentionCache):
-        """de (B, S) -> (ds (B, Hq), dkeys (B, S, *))"""
+        """de (B, S) -> (ds (B, Dr), dkeys (B, S, *))"""
         raise NotImplementedError
 
     # -- the shared part -------------------------------------------------------------------------
     def forward(self, s: np.ndarray, keys: np.ndarray, values: np.ndarray, mask: np.ndarray):
-        """s (B, Hq), keys (B, S, *), values (B, S, He), mask (B, S) additive -> context (B, He), cache.
+        """s (B, Dr), keys (B, S, *), values (B, S, K De), mask (B, S) additive -> context (B, K De), cache.
 
         The weights are ``cache.a`` (B, S)."""
         e, u = self.score(s, keys)  # (B, S)
-        a = softmax(e + mask)  # (B, S); exactly 0 where the mask is MASK_VALUE
-        row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (B, 1) any real position?
-        if not row_alive.all():
-            a *= row_alive  # a row with nothing to attend to: zero weights, not a uniform average
-        context = (a[:, None, :] @ values)[:, 0]  # (B, 1, S) @ (B, S, He) -> (B, 1, He) -> (B, He)
+        a = masked_softmax(e + mask, mask)  # (B, S); exactly 0 where the mask is MASK_VALUE, all 0 in a dead row
+        context = (a[:, None, :] @ values)[:, 0]  # (B, 1, S) @ (B, S, K De) -> (B, 1, K De) -> (B, K De)
         return context, RNNAttentionCache(s, keys, values, a, u)
 
     def backward(self, dcontext: np.ndarray, cache: RNNAttentionCache):
-        """dcontext (B, He) -> (ds (B, Hq), dkeys (B, S, *), dvalues (B, S, He)); accumulates
+        """dcontext (B, K De) -> (ds (B, Dr), dkeys (B, S, *), dvalues (B, S, K De)); accumulates
         the score's parameter gradients (the keys' projection: :meth:`project_keys_backward`)."""
         values, a = cache.values, cache.a
         # forward: c = sum_j a_j h_j
-        da = (values @ dcontext[:, :, None])[:, :, 0]  # (B, S, He) @ (B, He, 1) -> (B, S, 1) -> (B, S)
-        dvalues = a[:, :, None] * dcontext[:, None, :]  # (B, S, He); 0 at padded positions
+        da = (values @ dcontext[:, :, None])[:, :, 0]  # (B, S, K De) @ (B, K De, 1) -> (B, S, 1) -> (B, S)
+        dvalues = a[:, :, None] * dcontext[:, None, :]  # (B, S, K De); 0 at padded positions
         # forward: a = softmax(e + mask)   (the mask is a constant)
         de = softmax_backward(da, a)  # (B, S); 0 where a = 0
         ds, dkeys = self.score_backward(de, cache)
@@ -100,7 +99,7 @@ class _Attention(Module):
 class AdditiveAttention(_Attention):
     """e_j = v^T tanh(s W_a + h_j U_a)  (Bahdanau, Cho & Bengio, 2015, appendix A.1.2).
 
-    ``W_a`` (Hq, A), ``U_a`` (He, A), ``v`` (A,), initialised U(-1/sqrt(fan_in), 1/sqrt(fan_in))
+    ``W_a`` (Dr, A), ``U_a`` (K De, A), ``v`` (A,), initialised U(-1/sqrt(fan_in), 1/sqrt(fan_in))
     like a ``torch.nn.Linear``.  No biases, as in the paper.
     """
 
@@ -115,17 +114,17 @@ class AdditiveAttention(_Attention):
             self.add_param(name, rng.uniform(-bound, bound, size=shape))
 
     def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, He={self.value_size})")
-        return affine_forward(values, self.params["U_a"], None), values  # (B, S, He) @ (He, A) -> (B, S, A)
+        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
+        return affine_forward(values, self.params["U_a"], None), values  # (B, S, K De) @ (K De, A) -> (B, S, A)
 
     def project_keys_backward(self, dkeys, values):
         # forward: keys = values U_a
-        dvalues, dU_a, _ = affine_backward(dkeys, values, self.params["U_a"])  # (B, S, He), (He, A)
+        dvalues, dU_a, _ = affine_backward(dkeys, values, self.params["U_a"])  # (B, S, K De), (K De, A)
         self.grads["U_a"] += dU_a
         return dvalues
 
     def score(self, s, keys):
-        q = affine_forward(s, self.params["W_a"], None)  # (B, Hq) @ (Hq, A) -> (B, A)
+        q = affine_forward(s, self.params["W_a"], None)  # (B, Dr) @ (Dr, A) -> (B, A)
         u = np.tanh(q[:, None, :] + keys)  # (B, S, A)
         return u @ self.params["v"], u  # (B, S, A) @ (A,) -> (B, S)
 
@@ -137,14 +136,14 @@ class AdditiveAttention(_Attention):
         # forward: u = tanh(q + keys), q = s W_a, broadcast over the S positions
         dpre = du * (1.0 - u * u)  # (B, S, A)
         dq = dpre.sum(axis=1)  # (B, A): q was added at every position
-        ds, dW_a, _ = affine_backward(dq, cache.s, self.params["W_a"])  # (B, Hq), (Hq, A)
+        ds, dW_a, _ = affine_backward(dq, cache.s, self.params["W_a"])  # (B, Dr), (Dr, A)
         self.grads["W_a"] += dW_a
         return ds, dpre  # dkeys = dpre
 
 
 # ---- dot and general (Luong) ---------------------------------------------------------------------
 class DotAttention(_Attention):
-    """e_j = s . h_j  (Luong, Pham & Manning, 2015, "dot").  No parameters; Hq = He."""
+    """e_j = s . h_j  (Luong, Pham & Manning, 2015, "dot").  No parameters; Dr = K De."""
 
     def __init__(self, query_size: int, value_size: int, *, dtype=np.float32):
         super().__init__(dtype)
@@ -154,26 +153,26 @@ class DotAttention(_Attention):
         self.query_size, self.value_size = query_size, value_size
 
     def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, He={self.value_size})")
+        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
         return values, None  # the keys are the encoder states themselves
 
     def project_keys_backward(self, dkeys, cache):
         return dkeys
 
     def score(self, s, keys):
-        return (keys @ s[:, :, None])[:, :, 0], None  # (B, S, Hq) @ (B, Hq, 1) -> (B, S, 1) -> (B, S)
+        return (keys @ s[:, :, None])[:, :, 0], None  # (B, S, Dr) @ (B, Dr, 1) -> (B, S, 1) -> (B, S)
 
     def score_backward(self, de, cache):
         # forward: e_j = keys_j . s
-        ds = (de[:, None, :] @ cache.keys)[:, 0]  # (B, 1, S) @ (B, S, Hq) -> (B, 1, Hq) -> (B, Hq)
-        dkeys = de[:, :, None] * cache.s[:, None, :]  # (B, S, Hq)
+        ds = (de[:, None, :] @ cache.keys)[:, 0]  # (B, 1, S) @ (B, S, Dr) -> (B, 1, Dr) -> (B, Dr)
+        dkeys = de[:, :, None] * cache.s[:, None, :]  # (B, S, Dr)
         return ds, dkeys
 
 
 class GeneralAttention(DotAttention):
     """e_j = s . (h_j W_a)  (Luong, Pham & Manning, 2015, "general": s^T W_a h_j).
 
-    ``W_a`` (He, Hq), initialised U(-1/sqrt(He), 1/sqrt(He)) like a ``torch.nn.Linear``.
+    ``W_a`` (K De, Dr), initialised U(-1/sqrt(K De), 1/sqrt(K De)) like a ``torch.nn.Linear``.
     """
 
     def __init__(self, query_size: int, value_size: int, *, rng: np.random.Generator, dtype=np.float32):
@@ -183,15 +182,25 @@ class GeneralAttention(DotAttention):
         self.add_param("W_a", rng.uniform(-bound, bound, size=(value_size, query_size)))
 
     def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, He={self.value_size})")
-        return affine_forward(values, self.params["W_a"], None), values  # (B, S, He) @ (He, Hq) -> (B, S, Hq)
+        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
+        return affine_forward(values, self.params["W_a"], None), values  # (B, S, K De) @ (K De, Dr) -> (B, S, Dr)
 
     def project_keys_backward(self, dkeys, values):
         # forward: keys = values W_a
-        dvalues, dW_a, _ = affine_backward(dkeys, values, self.params["W_a"])  # (B, S, He), (He, Hq)
+        dvalues, dW_a, _ = affine_backward(dkeys, values, self.params["W_a"])  # (B, S, K De), (K De, Dr)
         self.grads["W_a"] += dW_a
         return dvalues
 
 
 ATTENTIONS = {"additive": AdditiveAttention, "dot": DotAttention, "general": GeneralAttention}
 """The score functions, by the name ``RNNConfig.attention`` uses."""
+
+
+def make_attention(kind: str, query_size: int, value_size: int, attention_size: int, *, rng: np.random.Generator,
+                   dtype=np.float32):
+    """The attention ``RNNConfig.attention`` names ("none": None); ``attention_size`` A is additive's alone."""
+    if kind == "additive":
+        return AdditiveAttention(query_size, value_size, attention_size, rng=rng, dtype=dtype)
+    if kind == "general":
+        return GeneralAttention(query_size, value_size, rng=rng, dtype=dtype)
+    return DotAttention(query_size, value_size, dtype=dtype) if kind == "dot" else None

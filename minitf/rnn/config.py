@@ -1,11 +1,12 @@
 """The configuration of the RNN encoder-decoder (:class:`minitf.models.RNNSeq2Seq`).
 
-Widths: E the embedding width, H the decoder's hidden width, He the encoder's per
-direction, K = 2 directions for a bidirectional encoder, else 1; the encoder's states and
-its conditioning vector are K He wide.
+Widths: E the embedding width, Dr the decoder's recurrent (hidden) width, De the encoder's
+per direction, K = 2 directions for a bidirectional encoder, else 1; the encoder's states and
+its conditioning vector are K De wide.  (Widths are D-something, as the transformer's Dh: H
+counts attention heads everywhere in minitf.)
 
 Conditioning on the encoder's final state (``conditioning``), from its top layer, the K
-directions concatenated (h, and for the LSTM c too):
+directions concatenated (h, and for the LSTM c too; :mod:`minitf.rnn.conditioning`):
 
 * ``"init"``:   every decoder layer starts from it (Sutskever et al., 2014), through a learned
   bridge h_0 = tanh(h_enc W + b) (and for the LSTM c_0 = c_enc W' + b') when ``bridge`` says so;
@@ -15,10 +16,11 @@ directions concatenated (h, and for the LSTM c too):
   attention alone).
 
 ``bridge``: ``"auto"`` learns one when the encoder is bidirectional (two directions' states are
-not one decoder state) or the widths differ (K He != H); ``"linear"`` always learns one;
+not one decoder state) or the widths differ (K De != Dr); ``"linear"`` always learns one;
 ``"identity"`` never does (the widths must then match).
 
-Attention (``attention`` the score, ``attention_feed`` where the context goes):
+Attention (``attention`` the score, ``attention_feed`` where the context goes;
+:mod:`minitf.rnn.feeding`):
 
 ==============  =========================  ======================================================
 attention_feed  query at step t            the context c_t goes
@@ -33,7 +35,6 @@ attention_feed  query at step t            the context c_t goes
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,7 @@ from ..module import DTYPES
 from .attention import ATTENTIONS
 from .cells import CELLS
 
-__all__ = ["RNNConfig", "CONDITIONINGS", "BRIDGES", "ATTENTION_KINDS", "ATTENTION_FEEDS"]
+__all__ = ["RNNConfig", "default_rnn_config", "CONDITIONINGS", "BRIDGES", "ATTENTION_KINDS", "ATTENTION_FEEDS"]
 
 CONDITIONINGS = ("init", "concat", "both", "none")
 BRIDGES = ("auto", "linear", "identity")
@@ -61,11 +62,11 @@ class RNNConfig:
     tgt_vocab_size: int = 64  # V of the target side (= the output layer's width)
     cell: str = "lstm"  # "rnn" (tanh), "lstm" or "gru", in the encoder and the decoder
     embedding_size: int = 32  # E, both embeddings
-    hidden_size: int = 64  # H, the decoder's hidden width (and the encoder's, unless set below)
-    encoder_hidden_size: int | None = None  # He per encoder direction; None: hidden_size
+    hidden_size: int = 64  # Dr, the decoder's recurrent width (and the encoder's, unless set below)
+    encoder_hidden_size: int | None = None  # De per encoder direction; None: hidden_size
     n_encoder_layers: int = 1
     n_decoder_layers: int = 1
-    bidirectional: bool = False  # the encoder reads both ways (K = 2); its states are 2 He wide
+    bidirectional: bool = False  # the encoder reads both ways (K = 2); its states are 2 De wide
     reverse_source: bool = False  # the encoder reads each row's real tokens backwards (Sutskever et al., 2014)
     conditioning: str = "init"  # "init", "concat", "both" or "none": how the final state reaches the decoder
     bridge: str = "auto"  # "auto", "linear" or "identity": encoder final state -> decoder initial state
@@ -121,7 +122,7 @@ class RNNConfig:
     # ---- derived widths ----------------------------------------------------------------------
     @property
     def enc_hidden(self) -> int:
-        """He, the encoder's hidden width per direction."""
+        """De, the encoder's recurrent width per direction."""
         return self.hidden_size if self.encoder_hidden_size is None else self.encoder_hidden_size
 
     @property
@@ -131,7 +132,7 @@ class RNNConfig:
 
     @property
     def state_size(self) -> int:
-        """K He: the width of an encoder state h_j and of the conditioning vector."""
+        """K De: the width of an encoder state h_j and of the conditioning vector."""
         return self.num_directions * self.enc_hidden
 
     @property
@@ -143,8 +144,13 @@ class RNNConfig:
                                                                     self.state_size != self.hidden_size))
 
     @property
+    def feeding(self) -> str:
+        """The feeding scheme (:data:`minitf.rnn.feeding.FEEDINGS`): ``attention_feed``, or "none" without attention."""
+        return "none" if self.attention == "none" else self.attention_feed
+
+    @property
     def d_model(self) -> int:
-        """H, under the name minitf's learning-rate schedules scale by (Noam's d_model^-0.5)."""
+        """Dr, under the name minitf's learning-rate schedules scale by (Noam's d_model^-0.5)."""
         return self.hidden_size
 
     @property
@@ -153,20 +159,17 @@ class RNNConfig:
         carries its state forward (minitf.decoding asks ``config.causal`` before using a cache)."""
         return True
 
-    def special_id_mismatch(self, tokenizer) -> str:
-        """Empty when the tokenizer's pad, start and end ids are this config's; else what differs."""
-        return ModelConfig.special_id_mismatch(self, tokenizer)
+    # ModelConfig's own methods: they read the fields of whichever dataclass they are given
+    special_id_mismatch = ModelConfig.special_id_mismatch  # "" when a tokenizer's pad, start, end ids are ours
+    to_dict = ModelConfig.to_dict
+    from_dict = classmethod(ModelConfig.from_dict.__func__)  # refuses unknown keys
+    replace = ModelConfig.replace
 
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "RNNConfig":
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"config: unexpected keys {unknown}; known keys are {sorted(known)}")
-        return cls(**d)
-
-    def replace(self, **changes) -> "RNNConfig":
-        return dataclasses.replace(self, **changes)
+def default_rnn_config(task, **overrides) -> RNNConfig:
+    """A small RNN encoder-decoder sized for the toy tasks of :mod:`minitf.data.tasks`."""
+    tok = task.tokenizer
+    base = dict(src_vocab_size=tok.vocab_size, tgt_vocab_size=tok.vocab_size, embedding_size=32, hidden_size=64,
+                max_len=max(task.max_source_len, task.max_target_len) + 1,
+                pad_id=tok.pad_id, bos_id=tok.bos_id, eos_id=tok.eos_id)
+    return RNNConfig(**{**base, **overrides})

@@ -1,7 +1,8 @@
 """A cell run over a sequence, and backpropagation through time (BPTT).
 
-Shapes: B batch, T steps, D input width, H hidden width per direction, L layers,
-K directions (2 when bidirectional, else 1).
+Shapes: B batch, T steps, Dx input width, Dr the recurrent width per direction (torch's
+``hidden_size``; the RNN encoder-decoder's encoder has De), L layers, K directions (2 when
+bidirectional, else 1).
 
     state_t = cell(x_t, state_{t-1})        t = 0 .. T-1   (the reverse direction: t = T-1 .. 0)
 
@@ -18,9 +19,13 @@ gradient passes through it unchanged.  The reverse direction runs t = T-1 .. 0 u
 same rule: through the padding its state stays the initial one, so it starts at each
 row's last real step -- what torch's ``pack_padded_sequence`` does.
 
-**Stacking.**  Layer l reads layer l-1's outputs, its directions concatenated (B, T, K H),
-as ``torch.nn.LSTM`` does.  The final states are stacked (L K, B, H), entry ``l K + d``
+**Stacking.**  Layer l reads layer l-1's outputs, its directions concatenated (B, T, K Dr),
+as ``torch.nn.LSTM`` does.  The final states are stacked (L K, B, Dr), entry ``l K + d``
 for layer l and direction d (0 forward, 1 reverse): torch's ``h_n`` (and ``c_n``).
+
+**Reading backwards.**  :func:`reversal_index` and :func:`reorder_steps` read each row's real
+steps in reverse, padding left in place (Sutskever et al., 2014 reverse the source), and put
+the outputs back in order: the same call, the reversal being its own inverse.
 
 The one Python loop is over time; every step is vectorised over the batch.
 """
@@ -34,8 +39,8 @@ from ..checks import check_choice, check_int, check_shape
 from ..module import Module
 from .cells import CELLS, LSTMState, add_to_hidden, hidden, map_state
 
-__all__ = ["Recurrent", "RecurrentOutput", "RecurrentCache", "check_lengths", "run_direction",
-           "run_direction_backward"]
+__all__ = ["Recurrent", "RecurrentOutput", "RecurrentCache", "check_lengths",
+           "reversal_index", "reorder_steps", "run_direction", "run_direction_backward"]
 
 
 def check_lengths(lengths, B: int, T: int) -> np.ndarray:
@@ -51,32 +56,48 @@ def check_lengths(lengths, B: int, T: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+# ---- reading each row backwards (Sutskever et al., 2014) -------------------------------------------
+def reversal_index(lengths: np.ndarray, T: int) -> np.ndarray:
+    """(B, T) positions that read each row's real tokens backwards, padding left in place:
+    j -> lengths - 1 - j for j < lengths, j otherwise.  Its own inverse."""
+    j = np.arange(T)[None, :]  # (1, T)
+    return np.where(j < lengths[:, None], lengths[:, None] - 1 - j, j)  # (B, T)
+
+
+def reorder_steps(x: np.ndarray, order: np.ndarray | None) -> np.ndarray:
+    """x (B, T, ...) with row b's steps taken in ``order[b]`` (B, T); ``order`` None: x itself.
+    With a :func:`reversal_index`, the same call reverses and restores."""
+    if order is None:
+        return x
+    return np.take_along_axis(x, order.reshape(order.shape + (1,) * (x.ndim - 2)), axis=1)  # (B, T, ...)
+
+
 # ---- one direction of one layer ----------------------------------------------------------------
 def run_direction(cell, x: np.ndarray, state, live: np.ndarray, reverse: bool):
-    """Run ``cell`` over x (B, T, D) from ``state`` (B, H) [LSTMState for the LSTM].
+    """Run ``cell`` over x (B, T, Dx) from ``state`` (B, Dr) [LSTMState for the LSTM].
 
     ``live`` (T, B, 1) bool: which rows are real at each step.  Returns the outputs
-    (B, T, H), zero at padded steps; the final state; the T cell caches, indexed by t.
+    (B, T, Dr), zero at padded steps; the final state; the T cell caches, indexed by t.
     """
     B, T, _ = x.shape
-    out = np.zeros((B, T, cell.hidden_size), dtype=cell.dtype)  # (B, T, H)
+    out = np.zeros((B, T, cell.hidden_size), dtype=cell.dtype)  # (B, T, Dr)
     steps = [None] * T
     for t in (reversed(range(T)) if reverse else range(T)):
-        new, steps[t] = cell.forward(x[:, t], state)  # (B, H)
+        new, steps[t] = cell.forward(x[:, t], state)  # (B, Dr)
         state = map_state(lambda n, old: np.where(live[t], n, old), new, state)  # a padded step keeps the state
         out[:, t] = hidden(new) * live[t]  # 0 at padded steps
     return out, state, steps
 
 
 def run_direction_backward(cell, dout: np.ndarray, dstate, live: np.ndarray, steps: list, reverse: bool):
-    """BPTT through :func:`run_direction`: dout (B, T, H) and the final state's gradient ->
-    (dx (B, T, D), the initial state's gradient).  Accumulates the cell's weight gradients."""
+    """BPTT through :func:`run_direction`: dout (B, T, Dr) and the final state's gradient ->
+    (dx (B, T, Dx), the initial state's gradient).  Accumulates the cell's weight gradients."""
     B, T, _ = dout.shape
-    dx = np.zeros((B, T, cell.input_size), dtype=dout.dtype)  # (B, T, D)
+    dx = np.zeros((B, T, cell.input_size), dtype=dout.dtype)  # (B, T, Dx)
     for t in (range(T) if reverse else reversed(range(T))):  # the forward's order, reversed
         # forward: out_t = where(live, h_t, 0);  state_t = where(live, new_t, state_{t-1})
         dnew = map_state(lambda d: d * live[t], add_to_hidden(dstate, dout[:, t]))  # padded rows: none reach the cell
-        dx[:, t], dprev = cell.backward(dnew, steps[t])  # (B, D), state-shaped
+        dx[:, t], dprev = cell.backward(dnew, steps[t])  # (B, Dx), state-shaped
         dstate = map_state(lambda dp, d: np.where(live[t], dp, d), dprev, dstate)  # padded rows: passed on unchanged
     return dx, dstate
 
@@ -84,8 +105,8 @@ def run_direction_backward(cell, dout: np.ndarray, dstate, live: np.ndarray, ste
 # ---- the layer: stacked, optionally bidirectional --------------------------------------------------
 class RecurrentOutput(NamedTuple):
     """What :meth:`Recurrent.forward` returns (and, as gradients, what its backward takes)."""
-    outputs: np.ndarray  # (B, T, K*H) the top layer's h at every step, directions concatenated; 0 at padded steps
-    final: Any  # (L*K, B, H) each row's state after its last real step; LSTMState(h_n, c_n) for the LSTM
+    outputs: np.ndarray  # (B, T, K*Dr) the top layer's h at every step, directions concatenated; 0 at padded steps
+    final: Any  # (L*K, B, Dr) each row's state after its last real step; LSTMState(h_n, c_n) for the LSTM
 
 
 class RecurrentCache(NamedTuple):
@@ -128,7 +149,7 @@ class Recurrent(Module):
         return [self.forward_cells[l]] + ([self.reverse_cells[l]] if self.bidirectional else [])
 
     def zero_state(self, B: int):
-        """All-zero states for every layer and direction: (L*K, B, H), an LSTMState for the LSTM."""
+        """All-zero states for every layer and direction: (L*K, B, Dr), an LSTMState for the LSTM."""
         zeros = np.zeros((self.num_layers * self.num_directions, B, self.hidden_size), dtype=self.dtype)
         return LSTMState(zeros, zeros.copy()) if self.cell == "lstm" else zeros
 
@@ -147,8 +168,8 @@ class Recurrent(Module):
         return initial
 
     def forward(self, x: np.ndarray, lengths=None, initial=None):
-        """x (B, T, D), lengths (B,) ints in [1, T] (None: all T), initial state (L*K, B, H)
-        (None: zeros) -> RecurrentOutput(outputs (B, T, K*H), final (L*K, B, H)), cache."""
+        """x (B, T, Dx), lengths (B,) ints in [1, T] (None: all T), initial state (L*K, B, Dr)
+        (None: zeros) -> RecurrentOutput(outputs (B, T, K*Dr), final (L*K, B, Dr)), cache."""
         check_shape("x", x, (None, None, self.input_size), f"(B, T, input_size={self.input_size})")
         B, T, _ = x.shape
         lengths = check_lengths(lengths, B, T)
@@ -156,36 +177,36 @@ class Recurrent(Module):
         K = self.num_directions
         live = (np.arange(T)[:, None] < lengths[None, :])[:, :, None]  # (T, B, 1)
         finals, layer_caches = [], []
-        inputs = x  # (B, T, D), then (B, T, K*H)
+        inputs = x  # (B, T, Dx), then (B, T, K*Dr)
         for l in range(self.num_layers):
             outs, caches = [], []
             for d, cell in enumerate(self.cells_of(l)):
-                s0 = map_state(lambda a: a[l * K + d], initial)  # (B, H)
-                out, s, steps = run_direction(cell, inputs, s0, live, reverse=d == 1)  # (B, T, H)
+                s0 = map_state(lambda a: a[l * K + d], initial)  # (B, Dr)
+                out, s, steps = run_direction(cell, inputs, s0, live, reverse=d == 1)  # (B, T, Dr)
                 outs.append(out)
                 finals.append(s)
                 caches.append(steps)
-            inputs = np.concatenate(outs, axis=-1) if K == 2 else outs[0]  # (B, T, K*H)
+            inputs = np.concatenate(outs, axis=-1) if K == 2 else outs[0]  # (B, T, K*Dr)
             layer_caches.append(caches)
-        final = map_state(lambda *a: np.stack(a), *finals)  # (L*K, B, H)
+        final = map_state(lambda *a: np.stack(a), *finals)  # (L*K, B, Dr)
         return RecurrentOutput(inputs, final), RecurrentCache(live, layer_caches)
 
     def backward(self, dout: RecurrentOutput, cache: RecurrentCache):
-        """dout = RecurrentOutput(doutputs (B, T, K*H), dfinal (L*K, B, H) or None)
-        -> (dx (B, T, D), dinitial (L*K, B, H)); accumulates every cell's gradients."""
+        """dout = RecurrentOutput(doutputs (B, T, K*Dr), dfinal (L*K, B, Dr) or None)
+        -> (dx (B, T, Dx), dinitial (L*K, B, Dr)); accumulates every cell's gradients."""
         doutputs, dfinal = dout
         live, layer_caches = cache
         B = doutputs.shape[0]
-        K, H = self.num_directions, self.hidden_size
+        K, Dr = self.num_directions, self.hidden_size
         if dfinal is None:  # the final state was not used
             dfinal = self.zero_state(B)
         dinitial = [None] * (self.num_layers * K)
-        dinputs = doutputs  # (B, T, K*H)
+        dinputs = doutputs  # (B, T, K*Dr)
         for l in reversed(range(self.num_layers)):
             dx = None
             for d, cell in enumerate(self.cells_of(l)):
-                ds = map_state(lambda a: a[l * K + d], dfinal)  # (B, H)
-                dx_d, dinitial[l * K + d] = run_direction_backward(cell, dinputs[..., d * H:(d + 1) * H], ds, live,
+                ds = map_state(lambda a: a[l * K + d], dfinal)  # (B, Dr)
+                dx_d, dinitial[l * K + d] = run_direction_backward(cell, dinputs[..., d * Dr:(d + 1) * Dr], ds, live,
                                                                    layer_caches[l][d], reverse=d == 1)
                 dx = dx_d if dx is None else dx + dx_d  # both directions read the same input
             dinputs = dx  # (B, T, D_l)

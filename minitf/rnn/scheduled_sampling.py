@@ -29,7 +29,8 @@ from ..checks import as_rng, check_choice, check_int, check_number
 from ..schedules import Schedule
 
 __all__ = ["ConstantProbability", "LinearDecay", "ExponentialDecay", "InverseSigmoidDecay",
-           "TEACHER_FORCING_SCHEDULES", "get_teacher_forcing_schedule", "ScheduledSampling", "CHOICES"]
+           "TEACHER_FORCING_SCHEDULES", "get_teacher_forcing_schedule", "ScheduledSampling", "CHOICES",
+           "choose_tokens", "gold_or_own"]
 
 
 class ConstantProbability(Schedule):
@@ -147,6 +148,10 @@ class ScheduledSampling:
         self.step += 1
         return float(self.schedule(self.step))
 
+    def next_forward(self) -> tuple:
+        """(eps, choice, rng): what the next training forward decodes with; advances ``step``."""
+        return self.next_probability(), self.choice, self.rng
+
     def __repr__(self) -> str:
         return f"ScheduledSampling({self.schedule!r}, choice={self.choice!r}, step={self.step})"
 
@@ -160,3 +165,15 @@ def choose_tokens(logits: np.ndarray, choice: str, rng: np.random.Generator) -> 
     cdf = np.cumsum(p, axis=-1)  # (B, V)
     u = rng.random(logits.shape[0]) * cdf[:, -1]  # (B,) uniform in [0, total)
     return np.argmax(cdf > u[:, None], axis=-1)  # (B,) the first token whose CDF passes u
+
+
+def gold_or_own(gold_ids: np.ndarray, logits_prev: np.ndarray, eps: float, choice: str, rng: np.random.Generator):
+    """One decoder step's input under scheduled sampling: per row, a coin that gives the gold
+    token with probability eps, else the model's own token chosen from the previous step's
+    logits.  gold_ids (B,), logits_prev (B, V) -> (fed (B,), gold (B,) bool: where the gold was fed).
+
+    The own token is chosen first (its draw, for "sample"), then the coins are thrown.  An
+    integer comes out: no gradient flows through the choice."""
+    own = choose_tokens(logits_prev, choice, rng)  # (B,)
+    gold = rng.random(gold_ids.shape[0]) < eps  # (B,) the coins
+    return np.where(gold, gold_ids, own), gold
