@@ -44,6 +44,7 @@ import numpy as np
 from .checks import key_mismatch
 from .config import ModelConfig
 from .data import CharTokenizer, WordTokenizer, tokenizer_from_dict
+from .models import architecture_of
 from .models.decoder_only import DecoderOnly
 from .models.encoder_decoder import EncoderDecoder
 from .models.pointer_generator import PointerGenerator
@@ -332,11 +333,7 @@ def _pointer_generator(config: ModelConfig, options, where: str) -> PointerGener
 
 def architecture_name(model) -> str:
     """The ``config["architecture"]`` :func:`load_model` rebuilds ``model`` from."""
-    for name, cls in GENERATING_ARCHITECTURES.items():
-        if type(model) is cls:
-            return name
-    raise TypeError(f"model: expected one of {', '.join(c.__name__ for c in GENERATING_ARCHITECTURES.values())}, "
-                    f"got {type(model).__name__}")
+    return architecture_of(model, GENERATING_ARCHITECTURES)
 
 
 def save_model(path, model, tokenizer, *, train: dict | None = None,

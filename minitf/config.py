@@ -58,15 +58,7 @@ class ModelConfig:
         for name in ("norm_first", "share_embeddings", "tie_output", "scale_embeddings", "causal"):
             value = getattr(self, name)
             setattr(self, name, check_choice(name, bool(value) if isinstance(value, np.bool_) else value, (True, False)))
-        if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
-            raise ValueError(
-                f"share_embeddings: needs src_vocab_size == tgt_vocab_size, got "
-                f"{self.src_vocab_size} and {self.tgt_vocab_size}")
-        hint = "a token id of both vocabularies; the defaults are minitf's tokenizer's"
-        check_int("pad_id", self.pad_id, 0, min(self.src_vocab_size, self.tgt_vocab_size) - 1, hint=hint)
-        for name in ("bos_id", "eos_id"):
-            check_int(name, getattr(self, name), 0, self.tgt_vocab_size - 1,
-                      hint="a target token id; the defaults are minitf's tokenizer's")
+        check_vocabularies(self)
 
     @property
     def d_head(self) -> int:
@@ -94,3 +86,16 @@ class ModelConfig:
 
     def replace(self, **changes) -> "ModelConfig":
         return dataclasses.replace(self, **changes)
+
+
+def check_vocabularies(config) -> None:
+    """A model config's shared embeddings and special token ids against its two vocabularies
+    (the transformer's and the RNN's configs alike)."""
+    if config.share_embeddings and config.src_vocab_size != config.tgt_vocab_size:
+        raise ValueError(f"share_embeddings: needs src_vocab_size == tgt_vocab_size, got "
+                         f"{config.src_vocab_size} and {config.tgt_vocab_size}")
+    hint = "a token id of both vocabularies; the defaults are minitf's tokenizer's"
+    check_int("pad_id", config.pad_id, 0, min(config.src_vocab_size, config.tgt_vocab_size) - 1, hint=hint)
+    for name in ("bos_id", "eos_id"):
+        check_int(name, getattr(config, name), 0, config.tgt_vocab_size - 1,
+                  hint="a target token id; the defaults are minitf's tokenizer's")

@@ -22,6 +22,11 @@ SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
 """Special tokens, in id order: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3."""
 
 
+def _framed(ids: list, tokenizer, add_bos: bool, add_eos: bool) -> list:
+    """``ids`` with ``<bos>`` in front and ``<eos>`` appended, as asked."""
+    return [tokenizer.bos_id] * add_bos + ids + [tokenizer.eos_id] * add_eos
+
+
 class _TokenTable:
     """What both tokenizers share: the four special ids, the id -> token table, decoding.
 
@@ -142,12 +147,7 @@ class CharTokenizer(_TokenTable):
         if not isinstance(text, str):
             raise TypeError(f"text: expected a str, got {type(text).__name__}")
         get, unk = self._char_to_id.get, self.unk_id
-        ids = [get(c, unk) for c in text]
-        if add_bos:
-            ids.insert(0, self.bos_id)
-        if add_eos:
-            ids.append(self.eos_id)
-        return ids
+        return _framed([get(c, unk) for c in text], self, add_bos, add_eos)
 
     # -- checkpoints -------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -259,12 +259,7 @@ class WordTokenizer(_TokenTable):
         if not isinstance(text, str):
             raise TypeError(f"text: expected a str, got {type(text).__name__}")
         get, unk = self._token_to_id.get, self.unk_id
-        ids = [get(w, unk) for w in text.split()]
-        if add_bos:
-            ids.insert(0, self.bos_id)
-        if add_eos:
-            ids.append(self.eos_id)
-        return ids
+        return _framed([get(w, unk) for w in text.split()], self, add_bos, add_eos)
 
     # -- checkpoints -------------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -14,12 +14,14 @@ from .rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqGrads
 ARCHITECTURES = {"encoder-decoder": EncoderDecoder, "decoder-only": DecoderOnly, "encoder-only": EncoderOnly}
 
 
-def architecture_of(model) -> str:
-    """The ``ARCHITECTURES`` name of a transformer model: ``architecture_of(DecoderOnly(cfg)) == "decoder-only"``."""
-    for name, cls in ARCHITECTURES.items():
+def architecture_of(model, architectures: dict | None = None) -> str:
+    """The name of ``model``'s class in ``architectures`` (default :data:`ARCHITECTURES`):
+    ``architecture_of(DecoderOnly(cfg)) == "decoder-only"``."""
+    architectures = ARCHITECTURES if architectures is None else architectures
+    for name, cls in architectures.items():
         if type(model) is cls:
             return name
-    raise TypeError(f"model: expected one of {', '.join(c.__name__ for c in ARCHITECTURES.values())}, "
+    raise TypeError(f"model: expected one of {', '.join(c.__name__ for c in architectures.values())}, "
                     f"got {type(model).__name__}")
 
 

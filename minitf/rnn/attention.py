@@ -55,14 +55,27 @@ class _Attention(Module):
     def __init__(self, dtype=np.float32):
         super().__init__(dtype)
 
-    # -- what a subclass defines ------------------------------------------------------------------
-    def project_keys(self, values: np.ndarray):
-        """values (B, S, K De) -> keys (B, S, *), cache.  Once per source."""
-        raise NotImplementedError
+    key_weight: str | None = None  # the parameter the keys are projected with (keys = values @ it), None: no projection
 
-    def project_keys_backward(self, dkeys: np.ndarray, cache) -> np.ndarray:
+    # -- the keys, once per source -------------------------------------------------------------------
+    def project_keys(self, values: np.ndarray):
+        """values (B, S, K De) -> keys (B, S, *), cache: ``values @ params[key_weight]``, or the
+        values themselves (dot)."""
+        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
+        if self.key_weight is None:
+            return values, None
+        return affine_forward(values, self.params[self.key_weight], None), values  # (B, S, K De) @ (K De, *)
+
+    def project_keys_backward(self, dkeys: np.ndarray, values) -> np.ndarray:
         """dkeys (B, S, *) -> dvalues (B, S, K De); accumulates the projection's gradient."""
-        raise NotImplementedError
+        if self.key_weight is None:
+            return dkeys  # forward: keys = values
+        # forward: keys = values @ W   (U_a additive, W_a general)
+        dvalues, dW, _ = affine_backward(dkeys, values, self.params[self.key_weight])  # (B, S, K De), (K De, *)
+        self.grads[self.key_weight] += dW
+        return dvalues
+
+    # -- what a subclass defines ---------------------------------------------------------------------
 
     def score(self, s: np.ndarray, keys: np.ndarray):
         """s (B, Dr), keys (B, S, *) -> e (B, S), u (additive's tanh, or None)"""
@@ -100,8 +113,10 @@ class AdditiveAttention(_Attention):
     """e_j = v^T tanh(s W_a + h_j U_a)  (Bahdanau, Cho & Bengio, 2015, appendix A.1.2).
 
     ``W_a`` (Dr, A), ``U_a`` (K De, A), ``v`` (A,), initialised U(-1/sqrt(fan_in), 1/sqrt(fan_in))
-    like a ``torch.nn.Linear``.  No biases, as in the paper.
+    like a ``torch.nn.Linear``.  No biases, as in the paper.  The keys h_j U_a are projected once
+    per source.
     """
+    key_weight = "U_a"
 
     def __init__(self, query_size: int, value_size: int, attention_size: int, *, rng: np.random.Generator,
                  dtype=np.float32):
@@ -112,16 +127,6 @@ class AdditiveAttention(_Attention):
                                     ("v", attention_size, (attention_size,))):
             bound = 1.0 / np.sqrt(fan_in)
             self.add_param(name, rng.uniform(-bound, bound, size=shape))
-
-    def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
-        return affine_forward(values, self.params["U_a"], None), values  # (B, S, K De) @ (K De, A) -> (B, S, A)
-
-    def project_keys_backward(self, dkeys, values):
-        # forward: keys = values U_a
-        dvalues, dU_a, _ = affine_backward(dkeys, values, self.params["U_a"])  # (B, S, K De), (K De, A)
-        self.grads["U_a"] += dU_a
-        return dvalues
 
     def score(self, s, keys):
         q = affine_forward(s, self.params["W_a"], None)  # (B, Dr) @ (Dr, A) -> (B, A)
@@ -150,14 +155,7 @@ class DotAttention(_Attention):
         if query_size != value_size:
             raise ValueError(f"value_size: dot attention needs encoder states as wide as the query "
                              f"(query_size={query_size}), got {value_size}; use 'general' or 'additive'")
-        self.query_size, self.value_size = query_size, value_size
-
-    def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
-        return values, None  # the keys are the encoder states themselves
-
-    def project_keys_backward(self, dkeys, cache):
-        return dkeys
+        self.query_size, self.value_size = query_size, value_size  # the keys are the encoder states themselves
 
     def score(self, s, keys):
         return (keys @ s[:, :, None])[:, :, 0], None  # (B, S, Dr) @ (B, Dr, 1) -> (B, S, 1) -> (B, S)
@@ -172,24 +170,16 @@ class DotAttention(_Attention):
 class GeneralAttention(DotAttention):
     """e_j = s . (h_j W_a)  (Luong, Pham & Manning, 2015, "general": s^T W_a h_j).
 
-    ``W_a`` (K De, Dr), initialised U(-1/sqrt(K De), 1/sqrt(K De)) like a ``torch.nn.Linear``.
+    ``W_a`` (K De, Dr), initialised U(-1/sqrt(K De), 1/sqrt(K De)) like a ``torch.nn.Linear``:
+    the keys h_j W_a are projected once per source.
     """
+    key_weight = "W_a"
 
     def __init__(self, query_size: int, value_size: int, *, rng: np.random.Generator, dtype=np.float32):
         _Attention.__init__(self, dtype)
         self.query_size, self.value_size = query_size, value_size
         bound = 1.0 / np.sqrt(value_size)
         self.add_param("W_a", rng.uniform(-bound, bound, size=(value_size, query_size)))
-
-    def project_keys(self, values):
-        check_shape("values", values, (None, None, self.value_size), f"(B, S, K De={self.value_size})")
-        return affine_forward(values, self.params["W_a"], None), values  # (B, S, K De) @ (K De, Dr) -> (B, S, Dr)
-
-    def project_keys_backward(self, dkeys, values):
-        # forward: keys = values W_a
-        dvalues, dW_a, _ = affine_backward(dkeys, values, self.params["W_a"])  # (B, S, K De), (K De, Dr)
-        self.grads["W_a"] += dW_a
-        return dvalues
 
 
 ATTENTIONS = {"additive": AdditiveAttention, "dot": DotAttention, "general": GeneralAttention}

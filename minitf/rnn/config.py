@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import check_choice, check_int
-from ..config import ModelConfig
+from ..config import ModelConfig, check_vocabularies
 from ..data import CharTokenizer
 from ..module import DTYPES
 from .attention import ATTENTIONS
@@ -110,14 +110,7 @@ class RNNConfig:
             raise ValueError(
                 f"attention: 'dot' scores s . h_j, so the encoder states ({self.state_size} wide) must be as wide "
                 f"as the decoder's hidden_size={self.hidden_size}; use 'general' or 'additive'")
-        if self.share_embeddings and self.src_vocab_size != self.tgt_vocab_size:
-            raise ValueError(f"share_embeddings: needs src_vocab_size == tgt_vocab_size, got "
-                             f"{self.src_vocab_size} and {self.tgt_vocab_size}")
-        hint = "a token id of both vocabularies; the defaults are minitf's tokenizer's"
-        check_int("pad_id", self.pad_id, 0, min(self.src_vocab_size, self.tgt_vocab_size) - 1, hint=hint)
-        for name in ("bos_id", "eos_id"):
-            check_int(name, getattr(self, name), 0, self.tgt_vocab_size - 1,
-                      hint="a target token id; the defaults are minitf's tokenizer's")
+        check_vocabularies(self)
 
     # ---- derived widths ----------------------------------------------------------------------
     @property
