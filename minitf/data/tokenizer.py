@@ -22,6 +22,16 @@ SPECIAL_TOKENS = ("<pad>", "<bos>", "<eos>", "<unk>")
 """Special tokens, in id order: ``<pad>`` = 0, ``<bos>`` = 1, ``<eos>`` = 2, ``<unk>`` = 3."""
 
 
+def _check_distinct(name: str, items: list, what: str, empty: str) -> None:
+    """At least one item, and no item twice."""
+    if not items:
+        raise ValueError(f"{name}: expected at least one {what}, got {empty}")
+    if len(set(items)) != len(items):
+        seen: set[str] = set()
+        dups = [x for x in items if x in seen or seen.add(x)]
+        raise ValueError(f"{name}: expected distinct {what}s, got duplicates {sorted(set(dups))}")
+
+
 def _framed(ids: list, tokenizer, add_bos: bool, add_eos: bool) -> list:
     """``ids`` with ``<bos>`` in front and ``<eos>`` appended, as asked."""
     return [tokenizer.bos_id] * add_bos + ids + [tokenizer.eos_id] * add_eos
@@ -127,12 +137,7 @@ class CharTokenizer(_TokenTable):
         for i, c in enumerate(chars):
             if not isinstance(c, str) or len(c) != 1:
                 raise TypeError(f"alphabet: expected single characters, got {c!r} at index {i}")
-        if not chars:
-            raise ValueError("alphabet: expected at least one character, got an empty alphabet")
-        if len(set(chars)) != len(chars):
-            seen: set[str] = set()
-            dups = [c for c in chars if c in seen or seen.add(c)]
-            raise ValueError(f"alphabet: expected distinct characters, got duplicates {sorted(set(dups))}")
+        _check_distinct("alphabet", chars, "character", "an empty alphabet")
         self.alphabet = "".join(chars)
         n_special = len(self.specials)
         self._char_to_id = {c: n_special + i for i, c in enumerate(chars)}
@@ -236,12 +241,7 @@ class WordTokenizer(_TokenTable):
                 raise ValueError(f"words: expected non-empty words without whitespace, got {w!r} at index {i}")
             if w in reserved:
                 raise ValueError(f"words: {w!r} (index {i}) is a reserved token")
-        if not words:
-            raise ValueError("words: expected at least one word, got none")
-        if len(set(words)) != len(words):
-            seen: set[str] = set()
-            dups = [w for w in words if w in seen or seen.add(w)]
-            raise ValueError(f"words: expected distinct words, got duplicates {sorted(set(dups))}")
+        _check_distinct("words", words, "word", "none")
         self.words = tuple(words)
         sentinels = [sentinel_token(k) for k in reversed(range(self.n_sentinels))]  # <extra_id_0> last
         self._id_to_token = list(self.specials) + [MASK_TOKEN] + words + sentinels
