@@ -6,21 +6,31 @@ import math
 import numpy as np
 import pytest
 
-from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention, \
-    scaled_dot_product_attention_backward, split_heads
+from minitf.attention import AttentionGrads, MultiHeadAttention, merge_heads, scaled_dot_product_attention_backward, \
+    split_heads
 from minitf.course import lesson02 as l2
 from minitf.layers.softmax import softmax
+from minitf.rnn.attention import AdditiveAttention
 
 
 # ---- 1. queries, keys and values -------------------------------------------------------------
 def test_additive_score_is_the_formula_pair_by_pair():
-    rng = np.random.default_rng(1)
-    Q, K = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
-    W_a, U_a, v_a = rng.standard_normal((4, 6)), rng.standard_normal((4, 6)), rng.standard_normal(6)
-    e = l2.additive_scores(Q, K, W_a, U_a, v_a)
+    c = l2.score_contrast(1)
+    assert isinstance(c.additive_attention, AdditiveAttention)  # Lesson 1's attention, not a copy
+    p = c.additive_attention.params
+    W_a, U_a, v_a = p["W_a"], p["U_a"], p["v"]
     for t in range(3):
         for s in range(5):
-            assert e[t, s] == pytest.approx(v_a @ np.tanh(Q[t] @ W_a + K[s] @ U_a), rel=1e-12)
+            assert c.additive[t, s] == pytest.approx(v_a @ np.tanh(c.Q[t] @ W_a + c.K[s] @ U_a), rel=1e-12)
+
+
+def test_additive_score_is_read_from_the_rnn_attention(monkeypatch):
+    """The scores come from AdditiveAttention.score: a change there shows in the contrast."""
+    score = AdditiveAttention.score
+    monkeypatch.setattr(AdditiveAttention, "score", lambda self, s, keys: (score(self, s, keys)[0] + 1.0, None))
+    planted = l2.score_contrast(0)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(planted.additive, l2.score_contrast(0).additive + 1.0)
 
 
 def test_score_contrast():
@@ -80,14 +90,23 @@ def test_overflow_demo():
 
 
 # ---- 4. the attention backward ---------------------------------------------------------------
-def test_backward_lines_equal_the_library():
-    rng = np.random.default_rng(3)
-    Q, K, V = rng.standard_normal((2, 3, 4, 8)), rng.standard_normal((2, 3, 5, 8)), rng.standard_normal((2, 3, 5, 8))
-    out, cache = scaled_dot_product_attention(Q, K, V)
-    G = rng.standard_normal(out.shape)
-    lines = l2.attention_backward_lines(G, cache)
-    for name, lib in zip(("dQ", "dK", "dV"), scaled_dot_product_attention_backward(G, cache)[:3]):
-        np.testing.assert_array_equal(lines[name], lib)
+def test_backward_lines_are_the_librarys_named_results(monkeypatch):
+    """Each line of the table is the field of the library's AttentionGrads it is named after:
+    doubling one field of the backward's result moves that line's error against finite
+    differences to rel_error(2g, g) = 1/3, and no other line."""
+    assert list(l2.LINES) == ["dV", "dA", "dscores", "dQ", "dK"]
+    assert set(l2.LINES) == set(AttentionGrads._fields)
+    honest = l2.attention_backward_check(0)
+    for name in l2.LINES:
+        def doubled(dout, cache, _name=name):
+            grads = scaled_dot_product_attention_backward(dout, cache)
+            return grads._replace(**{_name: 2 * getattr(grads, _name)})
+
+        monkeypatch.setattr(l2, "scaled_dot_product_attention_backward", doubled)
+        planted = l2.attention_backward_check(0)
+        monkeypatch.undo()
+        assert planted[name].numerical == pytest.approx(1 / 3, rel=1e-6), name
+        assert all(planted[other].numerical == honest[other].numerical for other in l2.LINES if other != name)
 
 
 def test_attention_backward_check_against_finite_differences():

@@ -74,10 +74,24 @@ def test_mask_backward_check():
     assert all(err < 1e-7 for err in mb.fd_errors.values()), mb.fd_errors
 
 
-def test_score_gradient_matches_torch():
+def test_mask_backward_check_reads_dscores_from_the_library(monkeypatch):
+    """The dS the lesson prints is the library's AttentionGrads.dscores: a change to the
+    backward's dscores shows in the lesson's blocked cells."""
+    from minitf.attention import scaled_dot_product_attention_backward
+
+    def planted(dout, cache):
+        grads = scaled_dot_product_attention_backward(dout, cache)
+        return grads._replace(dscores=grads.dscores + 1.0)
+
+    monkeypatch.setattr(l3, "scaled_dot_product_attention_backward", planted)
+    mb = l3.mask_backward_check(0)
+    assert mb.max_abs_dscores_blocked == 1.0 and mb.n_blocked_nonzero > 0
+
+
+def test_library_dscores_matches_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
-    from minitf.attention import scaled_dot_product_attention
+    from minitf.attention import scaled_dot_product_attention, scaled_dot_product_attention_backward
     Q, K, V = (rng.standard_normal((2, 2, 5, 4)) for _ in range(3))
     mask = causal_mask(5, dtype=np.float64)  # no fully masked rows: torch gives them a uniform row
     out, cache = scaled_dot_product_attention(Q, K, V, mask)
@@ -86,4 +100,5 @@ def test_score_gradient_matches_torch():
     scores = tq @ tk.transpose(-1, -2) / 2.0 + torch.tensor(mask)
     scores.retain_grad()
     (torch.softmax(scores, -1) @ tv * torch.tensor(G)).sum().backward()
-    np.testing.assert_allclose(l3.score_gradient(G, cache), scores.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(scaled_dot_product_attention_backward(G, cache).dscores, scores.grad.numpy(),
+                               rtol=1e-10, atol=1e-12)

@@ -46,31 +46,33 @@ def test_lesson_setup():
 
 # ---- 1. residual connections ----------------------------------------------------------------------
 @pytest.mark.parametrize("residual, layer_norm", list(l5.STACKS.values()))
-def test_hand_made_sublayers_backward_matches_finite_differences(residual, layer_norm):
-    """The arrangements minitf has no switch for are composed in the course module: their
-    backward is checked here, entry by entry, on one block."""
+def test_each_arrangement_is_the_librarys_block_with_its_switches(residual, layer_norm):
+    """Every arrangement of section 1 is minitf's EncoderBlock built with ``residual=`` and
+    ``layer_norm=``: its backward checked here entry by entry on one block, and a one-block
+    depth profile read from exactly that block's forward and backward."""
     rng = np.random.default_rng(0)
-    block = EncoderBlock(8, 2, 16, rng=rng, dtype=np.float64)
+    block = EncoderBlock(8, 2, 16, residual=residual, layer_norm=layer_norm, rng=rng, dtype=np.float64)
     x, G = rng.standard_normal((2, 3, 8)), rng.standard_normal((2, 3, 8))
-
-    def forward():
-        y, caches = x, []
-        for f, _, norm in l5._branches(block):
-            y, c = l5._sublayer_forward(y, f, norm, residual, layer_norm)
-            caches.append(c)
-        return y, caches
-
-    y, caches = forward()
-    dx = G
-    for (_, f_backward, norm), c in zip(reversed(l5._branches(block)), reversed(caches)):
-        dx = l5._sublayer_backward(dx, c, f_backward, norm, residual, layer_norm)
+    y, cache = block.forward(x)
+    dx = block.backward(G, cache)
     # h = 1e-5: the feed-forward ReLUs have kinks, and a step of 1e-3 crosses one here
-    num = numerical_gradient(lambda: float((forward()[0] * G).sum()), x, h=1e-5)
+    num = numerical_gradient(lambda: float((block.forward(x)[0] * G).sum()), x, h=1e-5)
     assert rel_error(dx, num) < 1e-7
-    if residual and layer_norm:  # the arrangement minitf has: exactly the library's block
-        y_lib, cache = block.forward(x)
+    if residual and layer_norm:  # the arrangement minitf trains: exactly the default block
+        default = EncoderBlock(8, 2, 16, rng=np.random.default_rng(0), dtype=np.float64)
+        y_lib, c_lib = default.forward(x)
         np.testing.assert_array_equal(y, y_lib)
-        np.testing.assert_array_equal(dx, block.backward(G, cache))
+        np.testing.assert_array_equal(dx, default.backward(G, c_lib))
+
+    # depth_profile's own draws: the block's weights, then x, then G
+    B, S, D, H, F = 2, 3, 8, 2, 16
+    rng = np.random.default_rng(7)
+    block = EncoderBlock(D, H, F, residual=residual, layer_norm=layer_norm, rng=rng, dtype=np.float64)
+    x, G = rng.standard_normal((B, S, D)), rng.standard_normal((B, S, D))
+    y, cache = block.forward(x)
+    p = l5.depth_profile(residual, layer_norm, seed=7, n_blocks=1, B=B, S=S, D=D, H=H, F=F)
+    np.testing.assert_array_equal(p.grad_norm, [np.linalg.norm(block.backward(G, cache)), np.linalg.norm(G)])
+    np.testing.assert_array_equal(p.stream_rms, [np.sqrt(np.mean(x * x)), np.sqrt(np.mean(y * y))])
 
 
 def test_depth_profiles_shapes_and_shared_top():

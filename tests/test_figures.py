@@ -211,10 +211,27 @@ def test_register_checks_its_arguments(monkeypatch):
 
 
 def test_figure_modules_are_importable_one_line_each():
-    assert "minitf.figures.key" in registry.FIGURE_MODULES
+    assert "minitf.figures.key_figure" in registry.FIGURE_MODULES
     assert "minitf.figures.lesson08" in registry.FIGURE_MODULES
     modules = {s.fn.__module__ for s in registry.all_figures()}
     assert modules <= set(registry.FIGURE_MODULES)
+
+
+def test_figure_modules_import_only_downward():
+    """key <- registry <- draw <- the figures: no module of minitf/figures imports one above it
+    (the registry finds the figure modules by name, at load time, not by an import)."""
+    import ast
+
+    folder = Path(registry.__file__).parent
+    levels = {"key": 0, "registry": 1, "draw": 2, "render": 2}  # every other module: the figures, 3
+    for path in folder.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        level = levels.get(path.stem, 3)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                imported = node.module.split(".")[0]
+                assert levels.get(imported, 3) < level, f"{path.name} imports {imported}: an import upward"
 
 
 # ---- every registered figure ------------------------------------------------------------------

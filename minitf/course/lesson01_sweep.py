@@ -26,9 +26,9 @@ from ..models import RNNSeq2Seq
 from ..models.rnn_seq2seq import default_rnn_config
 from ..rnn import RNNConfig, ScheduledSampling, get_teacher_forcing_schedule
 from ..data.tasks import Task, get_task
-from ..training import History, TrainConfig, make_optimizer, sequence_metrics, train
+from ..training import History, TrainConfig, make_optimizer, sequence_metrics, token_accuracy, train
 from . import stored
-from .stored import RESULTS_DIR, largest_difference, one_blas_thread
+from .stored import RESULTS_DIR, one_blas_thread
 
 
 # ---- the lesson's settings ----------------------------------------------------------------------
@@ -174,7 +174,7 @@ def evaluate_by_length(model: RNNSeq2Seq, pairs: list | None = None) -> LengthMe
         pred = greedy_search(model, batch.input_ids, max_new_tokens=MAX_LEN + 2).sequences  # (B, <= 14)
         logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V) teacher-forced
     real = batch.labels != IGNORE_INDEX  # (B, T)
-    right = (logits.argmax(-1) == batch.labels) & real  # (B, T)
+    right = (logits.argmax(-1) == batch.labels) & real  # (B, T) for the whole-sequence accuracy
     n_of = np.array([len(s) for s, _ in pairs])
     lengths = np.unique(n_of)
     out = {k: [] for k in LengthMetrics._fields[1:]}
@@ -183,7 +183,7 @@ def evaluate_by_length(model: RNNSeq2Seq, pairs: list | None = None) -> LengthMe
         m = sequence_metrics(pred[rows], batch.labels[rows], model.config.eos_id)
         out["free_running_token"].append(m["token_accuracy"])
         out["free_running_exact"].append(m["exact_match"])
-        out["teacher_forced_token"].append(right[rows].sum() / real[rows].sum())
+        out["teacher_forced_token"].append(token_accuracy(logits[rows], batch.labels[rows]))
         out["teacher_forced_sequence"].append(np.mean(right[rows].sum(1) == real[rows].sum(1)))
     return LengthMetrics(lengths, *(np.array(v, dtype=np.float64) for v in out.values()))
 
@@ -274,10 +274,8 @@ class Match(NamedTuple):
 
 
 def compare_with_stored(run: Run, results: dict) -> Match:
-    """Compare a live :func:`run_variant` with the same variant and seed in ``results``."""
-    stored = stored_runs(results, run.variant)[run.seed]
-    live = run_numbers(run)
-    acc = largest_difference(live, stored, ("free_running_token", "free_running_exact", "teacher_forced_token",
-                                            "teacher_forced_sequence"))
-    curve = largest_difference(live, stored, ("loss_curve",))
-    return Match(run.variant.name, run.seed, acc, curve, acc == 0.0 and curve <= 1e-4)
+    """Compare a live :func:`run_variant` with the same variant and seed in ``results``
+    (:func:`minitf.course.stored.compare_run`)."""
+    accuracies = LengthMetrics._fields[1:]  # every accuracy by length
+    return Match(run.variant.name, run.seed,
+                 *stored.compare_run(run_numbers(run), stored_runs(results, run.variant)[run.seed], accuracies))

@@ -1,20 +1,21 @@
 """Lesson 2 (*Attention from scratch*): the runs and the measurements.
 
 Everything the notebook prints and the figures (:mod:`minitf.figures.lesson02`) draw is
-computed here, from minitf's own attention (:mod:`minitf.attention`) and softmax
-(:mod:`minitf.layers.softmax`).  Shapes in the course's letters (:mod:`minitf`).
+computed here, from minitf's own attention (:mod:`minitf.attention`, and Lesson 1's additive
+attention, :mod:`minitf.rnn.attention`) and softmax (:mod:`minitf.layers.softmax`).  Shapes in
+the course's letters (:mod:`minitf`).
 
 ======================================  ===================================================
 section of Lesson 2                     what is measured here
 ======================================  ===================================================
-1  queries, keys and values             :func:`additive_scores` (Lesson 1's score, in
-                                        NumPy: minitf has no RNN yet), :func:`score_contrast`,
-                                        :func:`content_lookup`
+1  queries, keys and values             :func:`score_contrast` (Lesson 1's additive score,
+                                        minitf's ``AdditiveAttention``, against the dot
+                                        product), :func:`content_lookup`
 2  scaled dot-product attention         :func:`score_variance`, :func:`saturation`
 3  the softmax and its backward         :func:`softmax_jacobian`, :func:`softmax_backward_check`,
                                         :func:`naive_softmax`, :func:`overflow_demo`
-4  the attention backward               :func:`attention_backward_lines`,
-                                        :func:`attention_backward_check`,
+4  the attention backward               :func:`attention_backward_check` (every line's
+                                        result, read by name from minitf's backward),
                                         :func:`forgotten_scale_error`
 5  many heads                           :func:`heads_by_loop`, :func:`lesson2_run`,
                                         :func:`head_patterns`
@@ -34,14 +35,15 @@ from ..layers.linear import affine_forward
 from ..layers.softmax import softmax, softmax_backward
 from ..models import EncoderDecoder
 from ..data.tasks import Task, get_task
-from ..training import History, TrainConfig
+from ..rnn.attention import AdditiveAttention
+from ..training import History, TrainConfig, token_accuracy
 from .common import lesson_model_config, lesson_train_config, once_per_process, train_fresh
 
 __all__ = [
-    "additive_scores", "ScoreContrast", "score_contrast", "Lookup", "content_lookup",
+    "ScoreContrast", "score_contrast", "Lookup", "content_lookup",
     "DIMS", "score_variance", "Saturation", "saturation",
     "softmax_jacobian", "SoftmaxCheck", "softmax_backward_check", "naive_softmax", "overflow_demo",
-    "attention_backward_lines", "LineCheck", "attention_backward_check", "forgotten_scale_error",
+    "LineCheck", "attention_backward_check", "forgotten_scale_error",
     "heads_by_loop", "SEQ_LEN", "EVAL_SIZE", "lesson2_task", "lesson2_model_config", "lesson2_train_config",
     "Lesson2Run", "lesson2_run", "HeadPattern", "ATTENTIONS", "head_patterns",
 ]
@@ -50,41 +52,41 @@ __all__ = [
 # =====================================================================================
 # 1. Queries, keys and values
 # =====================================================================================
-def additive_scores(Q: np.ndarray, K: np.ndarray, W_a: np.ndarray, U_a: np.ndarray, v_a: np.ndarray) -> np.ndarray:
-    """Lesson 1's additive score (Bahdanau et al., 2015): e_ts = v_a . tanh(q_t W_a + k_s U_a).
-
-    Q (T, d), K (S, d), W_a and U_a (d, A), v_a (A,) -> scores (T, S).  Every (t, s) pair
-    goes through its own hidden layer of width A: a (T, S, A) tensor, not one matrix product.
-    """
-    hidden = np.tanh((Q @ W_a)[:, None, :] + (K @ U_a)[None, :, :])  # (T, 1, A) + (1, S, A) -> (T, S, A)
-    return hidden @ v_a  # (T, S)
-
-
 class ScoreContrast(NamedTuple):
     """Both scores of the same queries and keys (:func:`score_contrast`)."""
 
     Q: np.ndarray  # (T, d)
     K: np.ndarray  # (S, d)
-    additive: np.ndarray  # (T, S)  v_a . tanh(q W_a + k U_a)
+    additive: np.ndarray  # (T, S)  v_a . tanh(q W_a + k U_a), minitf's AdditiveAttention.score
     dot: np.ndarray  # (T, S)       q . k / sqrt(d)
     additive_weights: np.ndarray  # (T, S) softmax over the keys
     dot_weights: np.ndarray  # (T, S)
     additive_params: int  # W_a, U_a, v_a: the score's own parameters
     additive_hidden: int  # numbers of the (T, S, A) hidden tensor
     dot_products: int  # multiply-adds of Q K^T: T * S * d
+    additive_attention: AdditiveAttention  # Lesson 1's attention holding W_a, U_a, v (= v_a)
 
 
 def score_contrast(seed: int = 0, T: int = 3, S: int = 5, d: int = 4, A: int = 8) -> ScoreContrast:
     """The additive score (random W_a, U_a, v_a: an untrained Lesson 1 attention) and the scaled
-    dot product of one small Q (T, d) and K (S, d), and their softmax weights."""
+    dot product of one small Q (T, d) and K (S, d), and their softmax weights.
+
+    The additive score is Lesson 1's :class:`~minitf.rnn.attention.AdditiveAttention`: the S
+    keys projected once (``project_keys``), then each of the T queries scored against them
+    (``score``), the queries as the batch rows and the keys broadcast to every row."""
     rng = np.random.default_rng(seed)
     Q, K = rng.standard_normal((T, d)), rng.standard_normal((S, d))
     W_a, U_a = rng.standard_normal((d, A)) / math.sqrt(d), rng.standard_normal((d, A)) / math.sqrt(d)
     v_a = rng.standard_normal(A) / math.sqrt(A)
-    additive = additive_scores(Q, K, W_a, U_a, v_a)
+    # the module's own initial weights (drawn from a generator of their own) are replaced by these
+    attention = AdditiveAttention(d, d, A, rng=np.random.default_rng(seed), dtype=np.float64)
+    for name, value in (("W_a", W_a), ("U_a", U_a), ("v", v_a)):
+        attention.params[name][...] = value
+    keys, _ = attention.project_keys(K[None])  # (1, S, d) -> (1, S, A): k_s U_a, once
+    additive, _ = attention.score(Q, keys)  # (T, d) queries against (1, S, A) keys -> (T, S)
     dot = Q @ K.T / math.sqrt(d)  # (T, S)
     return ScoreContrast(Q, K, additive, dot, softmax(additive), softmax(dot),
-                         W_a.size + U_a.size + v_a.size, T * S * A, T * S * d)
+                         attention.num_parameters(), T * S * A, T * S * d, attention)
 
 
 class Lookup(NamedTuple):
@@ -216,34 +218,21 @@ def overflow_demo(z=(1000.0, 999.0, 998.0)) -> dict[str, np.ndarray]:
 # =====================================================================================
 # 4. The attention backward, line by line
 # =====================================================================================
-def attention_backward_lines(dout: np.ndarray, cache) -> dict[str, np.ndarray]:
-    """The lines of :func:`minitf.attention.scaled_dot_product_attention_backward`, each result
-    kept: dV, dP (the gradient of the weights A), dS (of the scaled scores, before the scale is
-    applied), dQ, dK.  The same calls in the same order, so the results are identical to the
-    library's (the tests check it)."""
-    Q, K, V, P = cache
-    scale = 1.0 / math.sqrt(Q.shape[-1])
-    dV = P.swapaxes(-1, -2) @ dout  # forward: out = P V      (B, H, S, T) @ (B, H, T, Dh)
-    dP = dout @ V.swapaxes(-1, -2)  # forward: out = P V      (B, H, T, Dh) @ (B, H, Dh, S)
-    dS = softmax_backward(dP, P)  # forward: P = softmax(S)     (B, H, T, S)
-    dQ = (dS * scale) @ K  # forward: S = Q K^T / sqrt(Dh)      (B, H, T, S) @ (B, H, S, Dh)
-    dK = (dS * scale).swapaxes(-1, -2) @ Q  # (B, H, S, T) @ (B, H, T, Dh)
-    return {"dV": dV, "dP": dP, "dS": dS, "dQ": dQ, "dK": dK}
-
-
 class LineCheck(NamedTuple):
     """One line of the attention backward against references (:func:`attention_backward_check`)."""
 
     line: str  # the formula
     numerical: float  # rel_error against float64 finite differences
     torch: float | None  # rel_error against torch autograd (None: torch not installed)
-    library: float | None  # rel_error against minitf's backward output (None: an intermediate)
+    library: float | None  # rel_error against the gradient minitf's backward hands back (dQ, dK, dV;
+    #                        None: an intermediate).  0: the line's value is read from that backward
 
 
-LINES = {
+LINES = {  # the backward's named results (AttentionGrads) -> the line as the lesson writes it,
+    #        P = softmax(S) being the weights the library calls A, S the scores
     "dV": "dV = P^T dO",
-    "dP": "dP = dO V^T",
-    "dS": "dS = P * (dP - rowsum(dP * P))",
+    "dA": "dP = dO V^T",
+    "dscores": "dS = P * (dP - rowsum(dP * P))",
     "dQ": "dQ = dS K / sqrt(Dh)",
     "dK": "dK = dS^T Q / sqrt(Dh)",
 }
@@ -260,8 +249,8 @@ def _torch_grads(Q, K, V, G) -> dict[str, np.ndarray] | None:
     p = torch.softmax(s, dim=-1)
     p.retain_grad()
     (p @ v * torch.tensor(G)).sum().backward()
-    # torch's s.grad is dL/d(scaled scores); minitf's dS is the same quantity
-    return {"dV": v.grad.numpy(), "dP": p.grad.numpy(), "dS": s.grad.numpy(),
+    # torch's s.grad is dL/d(scaled scores); minitf's dscores is the same quantity
+    return {"dV": v.grad.numpy(), "dA": p.grad.numpy(), "dscores": s.grad.numpy(),
             "dQ": q.grad.numpy(), "dK": k.grad.numpy()}
 
 
@@ -270,13 +259,19 @@ def attention_backward_check(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, 
     """Every line of the attention backward, on random float64 Q, K, V and a random upstream
     gradient G (L = sum(out * G)), against finite differences of L with respect to that line's
     variable (V, P, S, Q, K: P and S perturbed as free inputs of the rest of the forward),
-    torch autograd where installed, and minitf's backward output."""
+    torch autograd where installed, and minitf's backward output.
+
+    Each line's value is the result minitf's
+    :func:`~minitf.attention.scaled_dot_product_attention_backward` returns by name
+    (:class:`~minitf.attention.AttentionGrads`: the intermediates dA and dscores with dQ, dK, dV);
+    the dict is keyed by those names, in :data:`LINES`' order."""
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.standard_normal(shape) for shape in ((B, H, T, Dh), (B, H, S, Dh), (B, H, S, Dh)))
     out, cache = scaled_dot_product_attention(Q, K, V)
     G = rng.standard_normal(out.shape)
-    lines = attention_backward_lines(G, cache)
-    library = dict(zip(("dQ", "dK", "dV"), scaled_dot_product_attention_backward(G, cache)[:3]))
+    grads = scaled_dot_product_attention_backward(G, cache)
+    lines = grads._asdict()  # every line's result, by name
+    returned = {"dQ": grads.dQ, "dK": grads.dK, "dV": grads.dV}  # what the backward hands on
 
     def loss() -> float:
         return float((scaled_dot_product_attention(Q, K, V)[0] * G).sum())
@@ -285,15 +280,15 @@ def attention_backward_check(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, 
     S_scores = Q @ K.swapaxes(-1, -2) / math.sqrt(Dh)  # (B, H, T, S)
     numerical = {
         "dV": numerical_gradient(loss, V),
-        "dP": numerical_gradient(lambda: float((P @ V * G).sum()), P),
-        "dS": numerical_gradient(lambda: float((softmax(S_scores) @ V * G).sum()), S_scores),
+        "dA": numerical_gradient(lambda: float((P @ V * G).sum()), P),
+        "dscores": numerical_gradient(lambda: float((softmax(S_scores) @ V * G).sum()), S_scores),
         "dQ": numerical_gradient(loss, Q),
         "dK": numerical_gradient(loss, K),
     }
     torch_grads = _torch_grads(Q, K, V, G)
     return {name: LineCheck(LINES[name], rel_error(lines[name], numerical[name]),
                             None if torch_grads is None else rel_error(lines[name], torch_grads[name]),
-                            rel_error(lines[name], library[name]) if name in library else None)
+                            rel_error(lines[name], returned[name]) if name in returned else None)
             for name in LINES}
 
 
@@ -305,7 +300,8 @@ def forgotten_scale_error(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, S: 
     Q, K, V = (rng.standard_normal(shape) for shape in ((B, H, T, Dh), (B, H, S, Dh), (B, H, S, Dh)))
     out, cache = scaled_dot_product_attention(Q, K, V)
     G = rng.standard_normal(out.shape)
-    dQ_without_scale = attention_backward_lines(G, cache)["dS"] @ K  # the bug: dS K, no 1/sqrt(Dh)
+    dscores = scaled_dot_product_attention_backward(G, cache).dscores  # (B, H, T, S)
+    dQ_without_scale = dscores @ K  # the bug: dS K, no 1/sqrt(Dh)
     numerical = numerical_gradient(lambda: float((scaled_dot_product_attention(Q, K, V)[0] * G).sum()), Q)
     return rel_error(dQ_without_scale, numerical)
 
@@ -358,7 +354,7 @@ class Lesson2Run(NamedTuple):
     model: EncoderDecoder  # trained, in eval mode; shared by the notebook and the figures: do not modify
     history: History
     eval_pairs: list  # EVAL_SIZE held-out (source, target) pairs
-    token_accuracy: float  # teacher-forced, on eval_pairs
+    token_accuracy: float  # teacher-forced, on eval_pairs (minitf.training.token_accuracy)
     attention: dict  # ATTENTIONS name -> weights (EVAL_SIZE, H, T, S) on eval_pairs
 
 
@@ -376,8 +372,7 @@ def lesson2_run(seed: int = 0) -> Lesson2Run:
     model.eval()
     batch = task.batch(eval_pairs)
     logits, (enc, dec) = model.forward(batch.input_ids, batch.decoder_input_ids)
-    real = batch.labels != -100
-    accuracy = float((logits.argmax(-1) == batch.labels)[real].mean())
+    accuracy = token_accuracy(logits, batch.labels)
     attention = dict(zip(ATTENTIONS, (enc.layers[0].self_attn.f.attn.A, dec.layers[0].self_attn.f.attn.A,
                                       dec.layers[0].cross_attn.f.attn.A)))
     return Lesson2Run(task, model, history, eval_pairs, accuracy, attention)

@@ -19,9 +19,9 @@ section of Lesson 3                     what is measured, and where
 3  padding masks, fully-masked rows     :func:`padded_example` (causal + key padding on a
                                         left-padded batch, through the real attention
                                         forward and backward)
-4  the mask in the backward             :func:`score_gradient` (dL/dscores, the backward's
-                                        own lines), :func:`mask_backward_check` (exact zeros
-                                        on masked scores; finite differences in float64)
+4  the mask in the backward             :func:`mask_backward_check` (dL/dscores, read by
+                                        name from minitf's backward: exact zeros on masked
+                                        scores; finite differences in float64)
 ======================================  ===================================================
 
 Shapes in the course's letters (:mod:`minitf`).
@@ -32,11 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..attention import AttentionCache, scaled_dot_product_attention, scaled_dot_product_attention_backward
+from ..attention import scaled_dot_product_attention, scaled_dot_product_attention_backward
 from ..checks import check_int
 from ..data import SPECIAL_TOKENS, Batch
 from ..gradcheck import check_gradients, numerical_gradient, rel_error
-from ..layers.softmax import softmax, softmax_backward
+from ..layers.softmax import softmax
 from ..masks import MASK_VALUE, causal_mask, key_padding_mask
 from ..models import EncoderDecoder
 from .common import check_batch, check_model, copy_model, once_per_process
@@ -46,7 +46,7 @@ __all__ = [
     "LEAK_STEPS", "future_influence", "FutureInfluence", "leak_runs",
     "MaskRow", "mask_value_rows", "AfterSoftmax", "after_softmax_mistake",
     "PAD_ID", "PaddedExample", "padded_example",
-    "score_gradient", "MaskBackward", "mask_backward_check",
+    "MaskBackward", "mask_backward_check",
 ]
 
 LEAK_STEPS = 300  # training steps of each run of :func:`leak_runs` (about a second each)
@@ -234,19 +234,10 @@ def padded_example(seed: int = 0, dtype: str = "float64", H: int = 1, Dh: int = 
 
 
 # ---- section 4: the mask in the backward --------------------------------------------------------------
-def score_gradient(dout: np.ndarray, cache: AttentionCache) -> np.ndarray:
-    """dL/dscores (B, H, T, S): the first lines of
-    :func:`~minitf.attention.scaled_dot_product_attention_backward`, stopped before the
-    1/sqrt(Dh) scale (which belongs to Q K^T, not to the mask).  Since the mask is *added*
-    to the scores, this is also dL/dmask."""
-    dA = dout @ cache.V.swapaxes(-1, -2)  # forward: out = A @ V      (B, H, T, S)
-    return softmax_backward(dA, cache.A)  # forward: A = softmax(scores)
-
-
 class MaskBackward(NamedTuple):
     """The backward under a mask (:func:`mask_backward_check`)."""
 
-    dscores: np.ndarray  # (B, H, T, S)
+    dscores: np.ndarray  # (B, H, T, S) dL/dscores, minitf's backward's own (AttentionGrads.dscores); = dL/dmask
     blocked: np.ndarray  # (B, 1, T, S) bool, broadcastable to dscores
     max_abs_dscores_blocked: float  # exactly 0.0
     n_blocked_nonzero: int  # entries of dscores on blocked cells that are not exactly 0
@@ -273,8 +264,11 @@ def mask_backward_check(seed: int = 0) -> MaskBackward:
     def loss() -> float:
         return float(np.sum(scaled_dot_product_attention(Q, K, V, mask)[0] * G))
 
-    dQ, dK, dV, _, _ = scaled_dot_product_attention_backward(G, cache)
-    dscores = score_gradient(G, cache)  # (B, H, T, T)
+    grads = scaled_dot_product_attention_backward(G, cache)
+    dQ, dK, dV = grads.dQ, grads.dK, grads.dV
+    # dL/dscores, before the 1/sqrt(Dh) scale (which belongs to Q K^T, not to the mask): the mask
+    # is *added* to the scores, so this is also dL/dmask
+    dscores = grads.dscores  # (B, H, T, T)
     blocked = mask <= MASK_VALUE / 2  # (B, 1, T, T)
     on_blocked = np.broadcast_to(blocked, dscores.shape)
     scale = 1.0 / np.sqrt(Q.shape[-1])

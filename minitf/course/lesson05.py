@@ -135,71 +135,35 @@ class DepthProfile(NamedTuple):
     cosine: np.ndarray  # (L+1,) cos(dL/dx_l, G): how much of the top's gradient is still there
 
 
-def _sublayer_forward(x, f, norm: LayerNorm, residual: bool, layer_norm: bool):
-    """One sub-layer in the arrangement being measured: ``y = [x +] f([norm](x))``."""
-    h, c_norm = norm.forward(x) if layer_norm else (x, None)
-    out, c_f = f(h)  # (B, S, D)
-    return (x + out if residual else out), (c_norm, c_f)
-
-
-def _sublayer_backward(dy, cache, f_backward, norm: LayerNorm, residual: bool, layer_norm: bool):
-    """The backward of :func:`_sublayer_forward`: ``dx = [dy +] [norm'](f'(dy))``."""
-    c_norm, c_f = cache
-    dh = f_backward(dy, c_f)  # through the branch
-    if layer_norm:
-        dh = norm.backward(dh, c_norm)
-    return dy + dh if residual else dh  # the residual path adds dy itself
-
-
-def _branches(block: EncoderBlock):
-    """The block's two sub-layers as ``(f, f_backward, norm)``: self-attention, feed-forward."""
-    attn, ff = block.self_attn, block.ff
-
-    def attn_backward(dout, c):
-        dx_q, dx_kv = attn.backward(dout, c)
-        return dx_q + dx_kv  # one input fed queries, keys and values
-
-    return [(lambda h: attn.forward(h, h), attn_backward, block.norm1), (ff.forward, ff.backward, block.norm2)]
-
-
 def depth_profile(residual: bool, layer_norm: bool, seed: int = 0, n_blocks: int = DEPTH, B: int = 4,
                   S: int = 10, D: int = 32, H: int = 2, F: int = 64) -> DepthProfile:
-    """A stack of ``n_blocks`` of minitf's encoder blocks at initialisation (float64, weights
-    from ``seed``), each sub-layer arranged as ``(residual, layer_norm)`` say:
+    """A stack of ``n_blocks`` of minitf's pre-LN encoder blocks at initialisation (float64,
+    weights from ``seed``), built with ``EncoderBlock(..., residual=residual,
+    layer_norm=layer_norm)``, so that each sub-layer is:
 
-        residual, layer_norm:      y = x + f(LayerNorm(x))   minitf's pre-LN block (EncoderBlock.forward)
+        residual, layer_norm:      y = x + f(LayerNorm(x))   minitf's standard pre-LN block
         residual only:             y = x + f(x)
         layer_norm only:           y = f(LayerNorm(x))
         neither:                   y = f(x)
 
     ``f`` is the block's self-attention or its feed-forward network.  The input x (B, S, D)
     and the upstream gradient G = dL/dx_L are random N(0, 1); L = sum(x_L * G).  The same
-    seed gives the same weights, input and G for every arrangement.
+    seed gives the same weights, input and G for every arrangement (a LayerNorm draws nothing).
     """
     rng = np.random.default_rng(seed)
-    blocks = [EncoderBlock(D, H, F, rng=rng, dtype=np.float64) for _ in range(check_int("n_blocks", n_blocks, low=1))]
+    blocks = [EncoderBlock(D, H, F, residual=residual, layer_norm=layer_norm, rng=rng, dtype=np.float64)
+              for _ in range(check_int("n_blocks", n_blocks, low=1))]
     x = rng.standard_normal((B, S, D))  # (B, S, D)
     G = rng.standard_normal((B, S, D))  # dL/dx_L
-    minitf_block = residual and layer_norm
     rms, caches = [], []
     for block in blocks:
         rms.append(float(np.sqrt(np.mean(x * x))))
-        if minitf_block:
-            x, cache = block.forward(x)  # the library's own pre-LN block
-        else:
-            cache = []
-            for f, _, norm in _branches(block):
-                x, c = _sublayer_forward(x, f, norm, residual, layer_norm)
-                cache.append(c)
+        x, cache = block.forward(x)
         caches.append(cache)
     rms.append(float(np.sqrt(np.mean(x * x))))
     dx, grads = G, [G]
     for block, cache in zip(reversed(blocks), reversed(caches)):
-        if minitf_block:
-            dx = block.backward(dx, cache)
-        else:
-            for (_, f_backward, norm), c in zip(reversed(_branches(block)), reversed(cache)):
-                dx = _sublayer_backward(dx, c, f_backward, norm, residual, layer_norm)
+        dx = block.backward(dx, cache)
         grads.append(dx)
     grads.reverse()  # grads[l] = dL/dx_l, l = 0 (the bottom) .. L (the top)
     g_norm = np.linalg.norm(G)

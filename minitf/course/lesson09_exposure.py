@@ -73,7 +73,7 @@ from ..training import History, TrainConfig, sequence_metrics, train
 from .common import check_batch, check_model, lesson_model_config, lesson_train_config
 from . import stored
 from .lesson01 import FINAL_EPS, SCHEDULES, schedule_for
-from .stored import RESULTS_DIR, Stopwatch, largest_difference, one_blas_thread, provenance, write_results
+from .stored import RESULTS_DIR, Stopwatch, one_blas_thread, provenance, write_results
 from .lesson08_gap import _generated, predict_both_ways
 
 __all__ = [
@@ -296,12 +296,11 @@ class Match(NamedTuple):
 
 
 def compare_with_stored(run: Run, results: dict) -> Match:
-    """Compare a live :func:`run_variant` with the same variant and seed in ``results``."""
-    stored = stored_runs(results, run.variant)[run.seed]
-    live = run_numbers(run)
-    err = largest_difference(live, stored, ("teacher_forced", "free_running"))
-    curve = largest_difference(live, stored, ("loss_curve",))
-    return Match(run.variant, run.seed, err, curve, err == 0.0 and curve <= 1e-4)
+    """Compare a live :func:`run_variant` with the same variant and seed in ``results``
+    (:func:`minitf.course.stored.compare_run`)."""
+    errors = ("teacher_forced", "free_running")  # the errors by position
+    return Match(run.variant, run.seed,
+                 *stored.compare_run(run_numbers(run), stored_runs(results, run.variant)[run.seed], errors))
 
 
 # ---- scheduled sampling, shown ----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from .. import __version__
 from ..bench.blas import numpy_blas_threads
 
 __all__ = ["RESULTS_DIR", "one_blas_thread", "provenance", "Stopwatch", "dump", "write_results", "load_results",
-           "stored_runs", "largest_difference", "measure_main"]
+           "stored_runs", "largest_difference", "compare_run", "measure_main"]
 
 RESULTS_DIR = Path(__file__).resolve().with_name("results")
 
@@ -94,6 +94,15 @@ def largest_difference(live: dict, stored: dict, fields) -> float:
     """max |live - stored| over the named ``fields`` of a run's numbers (each a number or a list):
     how far a live re-run of a stored point is from the stored file."""
     return max(float(np.max(np.abs(np.subtract(live[f], stored[f])))) for f in fields)
+
+
+def compare_run(live: dict, stored: dict, fields, curve_tol: float = 1e-4) -> tuple[float, float, bool]:
+    """A live re-run of a stored point against the file: ``(largest |live - stored| over
+    fields, over "loss_curve", matches)``, where ``matches`` says the ``fields`` are equal (as
+    stored) and the loss curve is within ``curve_tol`` (its 4 stored digits)."""
+    difference = largest_difference(live, stored, fields)
+    curve = largest_difference(live, stored, ("loss_curve",))
+    return difference, curve, difference == 0.0 and curve <= curve_tol
 
 
 def measure_main(argv, *, module: str, description: str, measure, default_out: Path) -> int:

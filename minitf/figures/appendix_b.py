@@ -16,7 +16,7 @@ no timing, nothing random.  This module imports matplotlib only inside the funct
 """
 from __future__ import annotations
 
-from .draw import new_figure
+from .draw import box_fill, new_figure, text_box
 from .key import KEY, NEUTRAL
 from .registry import register
 
@@ -34,15 +34,7 @@ BOX_H, LOSS_H, LINE = 2.3, 1.3, 0.8
 
 def _box(ax, x, y, w, h, meaning, lines, bold_first=True, fontsize=PT):
     """A rounded box centred at (x, y), tinted with ``meaning`` (None: plain), ``lines`` of text."""
-    from matplotlib.patches import FancyBboxPatch
-
-    style = {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]} if meaning is None else KEY[meaning].fill()
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.15",
-                                linewidth=1.4, **style))
-    n = len(lines)
-    for i, text in enumerate(lines):
-        ax.text(x, y + (n - 1) / 2 * LINE - i * LINE, text, ha="center", va="center", fontsize=fontsize,
-                color=NEUTRAL["ink"], fontweight="bold" if (i == 0 and bold_first) else "normal")
+    text_box(ax, x, y, w, h, meaning, lines, fontsize=fontsize, line=LINE, bold_first=bold_first)
 
 
 def _arrow(ax, start, end, meaning=None):
@@ -58,10 +50,8 @@ def _tokens(ax, y, x0, tokens, width=0.9):
 
     for i, (text, meaning) in enumerate(tokens):
         x = x0 + i * width
-        style = {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]} if meaning is None else \
-            KEY[meaning].fill()
         ax.add_patch(FancyBboxPatch((x - width / 2 + 0.04, y - 0.55), width - 0.08, 1.1,
-                                    boxstyle="round,pad=0.02", linewidth=1.2, **style))
+                                    boxstyle="round,pad=0.02", linewidth=1.2, **box_fill(meaning)))
         ax.text(x, y, text, ha="center", va="center", fontsize=PT, color=NEUTRAL["ink"])
     return x0 + (len(tokens) - 1) * width
 

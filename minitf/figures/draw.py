@@ -5,7 +5,7 @@ global "current figure" that leaks from one figure into the next, and nothing to
 """
 from __future__ import annotations
 
-from .key import KEY, NEUTRAL, Meaning
+from .key import KEY, NEUTRAL, TINT, Meaning
 
 
 def new_figure(width: float, height: float):
@@ -20,6 +20,32 @@ def new_figure(width: float, height: float):
     return fig
 
 
+def box_fill(meaning: Meaning | str | None, tint: float | None = TINT) -> dict:
+    """Keyword arguments for a box of ``meaning`` (a key entry or its name): its tint, edge and
+    hatch in the full colour (:meth:`~minitf.figures.key.Meaning.fill`); ``None``: paper with an
+    ink edge, for a box that means nothing in particular."""
+    if meaning is None:
+        return {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]}
+    if isinstance(meaning, str):
+        meaning = KEY[meaning]
+    return meaning.fill(tint)
+
+
+def text_box(ax, x: float, y: float, w: float, h: float, meaning: Meaning | str | None, lines, *,
+             fontsize: float, line: float, bold_first: bool = True, tint: float | None = TINT,
+             rounding: float = 0.15, linewidth: float = 1.4):
+    """A ``w`` x ``h`` rounded box centred at (x, y), filled as :func:`box_fill` says, with
+    ``lines`` of text centred in it ``line`` apart (the first one bold if ``bold_first``)."""
+    from matplotlib.patches import FancyBboxPatch
+
+    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle=f"round,pad=0.02,rounding_size={rounding}",
+                                linewidth=linewidth, **box_fill(meaning, tint)))
+    n = len(lines)
+    for i, text in enumerate(lines):
+        ax.text(x, y + (n - 1) / 2 * line - i * line, text, ha="center", va="center", fontsize=fontsize,
+                color=NEUTRAL["ink"], fontweight="bold" if (i == 0 and bold_first) else "normal")
+
+
 def token_cell(ax, x: float, y: float, text: str, meaning: Meaning | str | None,
                width: float = 0.86, height: float = 0.62, fontsize: float = 10, **text_kw):
     """A token drawn as a rounded box centred at (x, y), filled with the tint of ``meaning``.
@@ -29,15 +55,9 @@ def token_cell(ax, x: float, y: float, text: str, meaning: Meaning | str | None,
     """
     from matplotlib.patches import FancyBboxPatch
 
-    if isinstance(meaning, str):
-        meaning = KEY[meaning]
-    if meaning is None:
-        style = {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]}
-    else:
-        style = meaning.fill()
     pad = 0.06
     box = FancyBboxPatch((x - width / 2 + pad, y - height / 2 + pad), width - 2 * pad, height - 2 * pad,
-                         boxstyle=f"round,pad={pad}", linewidth=1.2, **style)
+                         boxstyle=f"round,pad={pad}", linewidth=1.2, **box_fill(meaning))
     ax.add_patch(box)
     ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, color=NEUTRAL["ink"], **text_kw)
     return box

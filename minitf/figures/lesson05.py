@@ -30,6 +30,7 @@ from ..course.lesson05 import (ARRANGEMENTS, DEPTH, HIGH_LR, STACKS, TEST_MAX_LE
                                accuracy_by_position, depth_profiles, init_gradient_norms, position_runs,
                                unigram_loss, warmup_runs)
 from ..layers.positional import sinusoidal_table
+from .draw import box_fill
 from .key import KEY, NEUTRAL
 from .registry import register
 
@@ -47,9 +48,8 @@ def _box(ax, x, y, w, h, text, meaning=None, fontsize=PT, zorder=3):
     """A rounded box centred at (x, y): the tint of ``meaning``, or paper with an ink edge."""
     from matplotlib.patches import FancyBboxPatch
 
-    style = meaning.fill() if meaning is not None else {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]}
     ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.1",
-                                linewidth=1.4, zorder=zorder, **style))
+                                linewidth=1.4, zorder=zorder, **box_fill(meaning)))
     ax.text(x, y, text, ha="center", va="center", fontsize=fontsize, zorder=zorder + 1)
 
 

@@ -25,6 +25,7 @@ from ..config import ModelConfig
 from ..course.lesson06 import (MEMORY_SHAPES, VARIANTS, block_parameter_formula, flop_terms, lesson6_batch,
                                lesson6_model_config, lesson6_task, memory_table, parameter_formula, shape_trace)
 from ..models import EncoderDecoder
+from .draw import slide_axes, text_box
 from .key import KEY, NEUTRAL
 from .registry import register
 
@@ -46,16 +47,8 @@ TITLE_PT = 13.5
 # ---- the data flow -----------------------------------------------------------------------------------
 def _box(ax, x, y, w, h, meaning, tint, lines, fontsize=PT, bold_first=True, line=0.37):
     """A rounded box centred at (x, y) filled with ``meaning``'s tint, ``lines`` of text in it."""
-    from matplotlib.patches import FancyBboxPatch
-
-    style = {"facecolor": NEUTRAL["paper"], "edgecolor": NEUTRAL["ink"]} if meaning is None else \
-        KEY[meaning].fill(tint)
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                linewidth=1.1, **style))
-    n = len(lines)
-    for i, text in enumerate(lines):
-        ax.text(x, y + (n - 1) / 2 * line - i * line, text, ha="center", va="center", fontsize=fontsize,
-                color=NEUTRAL["ink"], fontweight="bold" if (i == 0 and bold_first) else "normal")
+    text_box(ax, x, y, w, h, meaning, lines, fontsize=fontsize, line=line, bold_first=bold_first, tint=tint,
+             rounding=0.12, linewidth=1.1)
 
 
 def _arrow(ax, start, end, meaning=None, text=None, text_xy=None, **kw):
@@ -225,6 +218,18 @@ def _stacked(ax, x, columns: list, scale: float, total_fmt):
     ax.grid(True, axis="y")
 
 
+def _stacked_panel(fig, rect, columns: list, names: list, scale: float, total_fmt, ylabel: str, title: str):
+    """One panel of ``l06_budget``: axes at ``rect``, :func:`_stacked` bars with ``names`` under
+    them, headroom above the totals, the y label and the title."""
+    ax = fig.add_axes(rect)
+    _stacked(ax, range(len(names)), columns, scale, total_fmt)
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
+    ax.set_title(title, fontsize=TITLE_PT)
+    slide_axes(ax, PT)
+
+
 @register("l06_budget", lesson=6, title="Where the parameters, the FLOPs and the activation memory go, part by part")
 def budget(seed: int = 0):
     """Four panels of stacked bars, one colour per part (encoder, decoder, cross-attention;
@@ -240,7 +245,7 @@ def budget(seed: int = 0):
     """
     from matplotlib.patches import Patch
 
-    from .draw import new_figure, slide_axes
+    from .draw import new_figure
 
     config = lesson6_model_config(seed=seed)
     fig_w, fig_h = 11.0, 6.4  # inches: 16:9 at a size where PT is still 14 pt on the slide
@@ -250,26 +255,15 @@ def budget(seed: int = 0):
     # 2 x 2 panels 1.7 inches high: the legend above, two-line titles on top, three-line shapes below
     top_row, bottom_row, height = 3.3 / fig_h, 0.87 / fig_h, 1.7 / fig_h
     # ---- parameters, the lesson's model ----
-    ax = fig.add_axes((left, top_row, width, height))
     cols = [_parameter_segments(config.replace(share_embeddings=s, tie_output=t)) for _, s, t in VARIANTS]
-    _stacked(ax, range(4), cols, 1e3, lambda v: f"{v:.1f}k")
-    ax.set_xticks(range(4), names)
-    ax.set_ylabel("thousands")
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
-    ax.set_title(f"Parameters: the lesson's model\n(V = {config.tgt_vocab_size}, D = {config.d_model})",
-                 fontsize=TITLE_PT)
-    slide_axes(ax, PT)
+    _stacked_panel(fig, (left, top_row, width, height), cols, names, 1e3, lambda v: f"{v:.1f}k", "thousands",
+                   f"Parameters: the lesson's model\n(V = {config.tgt_vocab_size}, D = {config.d_model})")
     # ---- parameters, a real vocabulary ----
     large = ModelConfig(**LARGE_VOCABULARY)
-    ax = fig.add_axes((right, top_row, width, height))
     cols = [_parameter_segments(large.replace(share_embeddings=s, tie_output=t)) for _, s, t in VARIANTS]
-    _stacked(ax, range(4), cols, 1e6, lambda v: f"{v:.1f}M")
-    ax.set_xticks(range(4), names)
-    ax.set_ylabel("millions")
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
-    ax.set_title(f"Parameters, base size (formula):\nV = {large.tgt_vocab_size:,}, D = {large.d_model}, "
-                 f"{large.n_encoder_layers} + {large.n_decoder_layers} blocks", fontsize=TITLE_PT)
-    slide_axes(ax, PT)
+    _stacked_panel(fig, (right, top_row, width, height), cols, names, 1e6, lambda v: f"{v:.1f}M", "millions",
+                   f"Parameters, base size (formula):\nV = {large.tgt_vocab_size:,}, D = {large.d_model}, "
+                   f"{large.n_encoder_layers} + {large.n_decoder_layers} blocks")
     # ---- FLOPs and memory as B, S, T grow ----
     labels = [f"B={B}\nS={S}\nT={T}" for B, S, T in MEMORY_SHAPES]
     flops = []
@@ -282,13 +276,8 @@ def budget(seed: int = 0):
                     "decoder (self-attention, feed-forward, norms)"
             col[seg] += term.flops
         flops.append(col)
-    ax = fig.add_axes((left, bottom_row, width, height))
-    _stacked(ax, range(len(labels)), flops, 1e6, lambda v: f"{v:.0f}M")
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_ylabel("millions\n(matrix products)")
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
-    ax.set_title("Forward FLOPs as B, S, T double", fontsize=TITLE_PT)
-    slide_axes(ax, PT)
+    _stacked_panel(fig, (left, bottom_row, width, height), flops, labels, 1e6, lambda v: f"{v:.0f}M",
+                   "millions\n(matrix products)", "Forward FLOPs as B, S, T double")
     memory = []
     for row in memory_table(lesson6_model_config(seed=seed, dtype="float32", max_len=128)):
         t = row.terms
@@ -298,13 +287,8 @@ def budget(seed: int = 0):
                        "cross-attention": dec["cross-attention"], "output head": t["head"]["H_dec"]})
         if sum(memory[-1].values()) != row.measured["total"]:
             raise AssertionError("the formula's terms do not add up to activation_bytes")
-    ax = fig.add_axes((right, bottom_row, width, height))
-    _stacked(ax, range(len(labels)), memory, 2 ** 20, lambda v: f"{v:.2f}")
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_ylabel("MiB (float32)")
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.08)
-    ax.set_title("Activations kept for backward", fontsize=TITLE_PT)
-    slide_axes(ax, PT)
+    _stacked_panel(fig, (right, bottom_row, width, height), memory, labels, 2 ** 20, lambda v: f"{v:.2f}",
+                   "MiB (float32)", "Activations kept for backward")
     labels = {"output head": "output head (parameters: W_U; memory: H_dec)"}
     order = ["source embedding", "encoder", "cross-attention", "target embedding",
              "decoder (self-attention, feed-forward, norms)", "output head"]

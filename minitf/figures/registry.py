@@ -13,6 +13,10 @@ listed in :data:`FIGURE_MODULES`, so a lesson adds its figures by adding one lin
         ...
 
 ``minitf figures`` (``minitf/commands/figures.py``) renders them all into ``figures/``.
+
+Imports point down: the key (:mod:`minitf.figures.key`) at the bottom, this registry above it,
+then the drawing helpers (:mod:`minitf.figures.draw`), then the modules that register figures
+(the key's own figure is :mod:`minitf.figures.key_figure`) and :mod:`minitf.figures.render`.
 """
 from __future__ import annotations
 
@@ -23,9 +27,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..checks import check_int
+from .key import style
 
 FIGURE_MODULES: tuple[str, ...] = (
-    "minitf.figures.key",  # the key itself (course-wide)
+    "minitf.figures.key_figure",  # the key itself (course-wide)
     "minitf.figures.lesson01",  # Lesson 1: the sequence-to-sequence problem (the RNN encoder-decoder)
     "minitf.figures.lesson02",  # Lesson 2: attention from scratch
     "minitf.figures.lesson03",  # Lesson 3: the causal mask
@@ -73,8 +78,6 @@ class FigureSpec:
     def make(self, seed: int = 0):
         """Draw the figure under the course style and return it (a fresh ``Figure``)."""
         from matplotlib.figure import Figure
-
-        from .key import style
 
         seed = check_int("seed", seed)
         with style():
