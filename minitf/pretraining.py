@@ -42,7 +42,7 @@ def model_config(task, **overrides) -> ModelConfig:
 
 # ---- pretraining ----------------------------------------------------------------------------------
 def pretrain(model: EncoderDecoder, task: Task | str, cfg: TrainConfig | None = None, *, save=None,
-             held_out=(), callback=None) -> History:
+             held_out=(), callback=None, workers: int | None = 1) -> History:
     """Train ``model`` on a denoising ``task`` (or an objective name, ``"t5"`` or ``"bart"``,
     for a :class:`~minitf.data.corpus.DenoisingTask` with its defaults) and, if ``save`` is a
     path, write a checkpoint there (:func:`save_pretrained`).
@@ -50,6 +50,9 @@ def pretrain(model: EncoderDecoder, task: Task | str, cfg: TrainConfig | None = 
     ``held_out``: sentences no pretraining document may contain (with an objective name), e.g.
     :func:`held_out_sentences` of the downstream evaluation set, so that fine-tuned accuracy
     is measured on sentences the model never saw.
+
+    ``workers``: data-parallel training, as :func:`minitf.training.train` (None: one per CPU, at
+    least 16 rows a shard; 1, the default: the ordinary loop).
     """
     if isinstance(task, str):
         task = DenoisingTask(task, held_out=held_out)
@@ -57,7 +60,7 @@ def pretrain(model: EncoderDecoder, task: Task | str, cfg: TrainConfig | None = 
         raise ValueError("held_out: pass it to the DenoisingTask you built (DenoisingTask(..., held_out=...))")
     cfg = cfg or TrainConfig()
     optimizer = make_optimizer(model.parameters(), cfg)
-    history = train(model, task, cfg, optimizer=optimizer, callback=callback)
+    history = train(model, task, cfg, optimizer=optimizer, callback=callback, workers=workers)
     if save is not None:
         save_pretrained(save, model, task, cfg, optimizer=optimizer, history=history)
     return history
@@ -173,7 +176,8 @@ def held_out_sentences(task: Task, cfg: TrainConfig) -> frozenset:
 
 
 def finetune(model: EncoderDecoder, task: Task, cfg: TrainConfig | None = None, *, n_pairs: int | None = None,
-             pairs_seed: int = 0, freeze_encoder: bool = False, save=None, callback=None) -> History:
+             pairs_seed: int = 0, freeze_encoder: bool = False, save=None, callback=None,
+             workers: int | None = 1) -> History:
     """Train a (pretrained) ``model`` on ``task``'s supervised pairs with a fresh optimizer.
 
     Parameters
@@ -194,6 +198,10 @@ def finetune(model: EncoderDecoder, task: Task, cfg: TrainConfig | None = None, 
         (The backward still computes their gradients: minitf's model has no switch to skip them.)
     save : path or None
         Write the fine-tuned model there (:func:`save_pretrained`, with ``task``'s name and config).
+    workers : int or None
+        Data-parallel training, as :func:`minitf.training.train` (None: one per CPU, at least 16
+        rows a shard; 1, the default: the ordinary loop).  A frozen encoder's gradients are
+        combined too, and left out of the update.
 
     Returns
     -------
@@ -209,7 +217,7 @@ def finetune(model: EncoderDecoder, task: Task, cfg: TrainConfig | None = None, 
                          f"over the pretraining vocabulary")
     optimizer = make_optimizer(trainable_parameters(model, freeze_encoder), cfg)
     few = FewPairs(task, n_pairs, pairs_seed) if n_pairs is not None else task
-    history = train(model, few, cfg, optimizer=optimizer, callback=callback)
+    history = train(model, few, cfg, optimizer=optimizer, callback=callback, workers=workers)
     if save is not None:
         save_pretrained(save, model, task, cfg, optimizer=optimizer, history=history)
     return history

@@ -18,9 +18,14 @@ The gap between the two is exposure bias made visible.  Scheduled sampling
 (:mod:`minitf.scheduled_sampling`, ``train(..., scheduled_sampling=policy)``) is a
 training-side mitigation for the encoder-decoder: a forward-only first pass supplies the
 model's own tokens, mixed into the decoder inputs of the ordinary step above.
+
+Data-parallel training (``train(..., workers=N)``, :mod:`minitf.data_parallel`) runs the step's
+forward and backward shard by shard in N threads and combines the gradients weighted by each
+shard's real target tokens -- the batch's own gradient -- before the one update.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -33,12 +38,13 @@ from tqdm import tqdm
 from .checks import check_choice, check_int, check_number
 from .config import ModelConfig
 from .data import IGNORE_INDEX, Batch, shift_right
+from .data_parallel import DataParallel, default_workers, shard_generators
 from .decoding import greedy_search
 from .loss import cross_entropy
 from .models import DecoderOnly, EncoderDecoder, EncoderOnly, RNNSeq2Seq
 from .data.noise import mask_tokens
 from .optim import SGD, Adam, AdamW, clip_grad_norm, global_grad_norm
-from .process import keep_freed_memory
+from .process import keep_freed_memory, one_blas_thread_per_worker
 from .schedules import SCHEDULES, get_schedule
 from .scheduled_sampling import ScheduledSampling, scheduled_sampling_batch
 
@@ -324,7 +330,7 @@ def eval_pairs(task, cfg: TrainConfig) -> list:
 
 def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | None = None,
                label_smoothing: float = 0.0, *, decoder_only_format: str = "concat", rng=None,
-               scheduled_sampling: ScheduledSampling | None = None) -> dict:
+               scheduled_sampling: ScheduledSampling | None = None, parallel: DataParallel | None = None) -> dict:
     """One teacher-forced update.  Returns ``loss``, ``grad_norm``, ``n_tokens`` (the scored
     positions).  ``decoder_only_format`` and ``rng`` as in :func:`forward_loss`.
 
@@ -334,19 +340,36 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     update below on the mixed inputs against the gold labels -- no gradient through pass 1.
     The result then also holds ``eps`` and ``gold_fraction`` (the share of real target
     positions fed the gold token).
+
+    With ``parallel`` (a :class:`minitf.data_parallel.DataParallel` of ``model``) the forward and
+    backward run shard by shard in its threads and the gradients are combined weighted by each
+    shard's real tokens: the batch's gradient, as one pass computes it.  ``rng`` is then one
+    generator per shard (:func:`minitf.data_parallel.shard_generators`), or None; pass 1 of
+    scheduled sampling runs on the whole batch, in this thread.
     """
     extra = {}
     if scheduled_sampling is not None:
         batch, mix = scheduled_sampling_batch(model, batch, scheduled_sampling)
         real = batch.labels != IGNORE_INDEX  # (B, T)
         extra = {"eps": mix.eps, "gold_fraction": float(mix.gold[real].mean())}
-    loss, dlogits, cache, _, labels = forward_loss(model, batch, label_smoothing,
-                                                   decoder_only_format=decoder_only_format, rng=rng)
-    if not math.isfinite(loss):
-        advice = f"try a lower lr than {lr:g}" + (" or gradient clipping" if not clip_norm else "")
-        raise TrainingDiverged(f"loss is {loss}: training stopped before the update ({advice})")
-    model.zero_grad()
-    model.backward(dlogits, cache)
+    if parallel is None:
+        loss, dlogits, cache, _, labels = forward_loss(model, batch, label_smoothing,
+                                                       decoder_only_format=decoder_only_format, rng=rng)
+        _check_loss(loss, lr, clip_norm)
+        model.zero_grad()
+        model.backward(dlogits, cache)
+        n_tokens = int((labels != IGNORE_INDEX).sum())
+    else:
+        rngs = _shard_rngs(rng, parallel.workers)
+
+        def shard_loss(replica, shard, k):
+            loss, dlogits, cache, _, labels = forward_loss(replica, shard, label_smoothing,
+                                                           decoder_only_format=decoder_only_format, rng=rngs[k])
+            return loss, dlogits, cache, labels
+
+        out = parallel.forward_backward(batch, shard_loss)  # g = sum_k (n_k / n) g_k, in the model's grads
+        loss, n_tokens = out.loss, out.n_tokens
+        _check_loss(loss, lr, clip_norm)
     grads = model.gradients()
     if len(optimizer.params) < len(grads):  # parameters left out of the optimizer are frozen (a frozen
         grads = {name: grads[name] for name in optimizer.params}  # encoder): not clipped, not updated
@@ -354,12 +377,32 @@ def train_step(model, batch: Batch, optimizer, lr: float, clip_norm: float | Non
     if not math.isfinite(norm):
         raise TrainingDiverged(f"gradient norm is {norm}: training stopped before the update")
     optimizer.lr = lr
-    optimizer.step(grads)
-    return {"loss": loss, "grad_norm": norm, "n_tokens": int((labels != IGNORE_INDEX).sum()), **extra}
+    if parallel is None:
+        optimizer.step(grads)
+    else:
+        parallel.step(optimizer, grads)  # each thread updates its group of parameters: the same bits
+    return {"loss": loss, "grad_norm": norm, "n_tokens": n_tokens, **extra}
+
+
+def _check_loss(loss: float, lr: float, clip_norm: float | None) -> None:
+    if not math.isfinite(loss):
+        advice = f"try a lower lr than {lr:g}" + (" or gradient clipping" if not clip_norm else "")
+        raise TrainingDiverged(f"loss is {loss}: training stopped before the update ({advice})")
+
+
+def _shard_rngs(rng, workers: int) -> list:
+    """``rng`` of a data-parallel :func:`train_step`: one generator per shard (a thread must not
+    share one), or None for each."""
+    if rng is None:
+        return [None] * workers
+    if not isinstance(rng, (list, tuple)) or len(rng) != workers:
+        raise TypeError(f"rng: with parallel, expected a list of {workers} generators, one per shard "
+                        f"(minitf.data_parallel.shard_generators), got {type(rng).__name__}")
+    return list(rng)
 
 
 def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=None, held_out=(),
-          scheduled_sampling: ScheduledSampling | None = None) -> History:
+          scheduled_sampling: ScheduledSampling | None = None, workers: int | None = 1) -> History:
     """Train ``model`` on batches from ``task``; evaluate every ``cfg.eval_every`` steps on
     a fixed set (:func:`eval_pairs`).  ``callback(step, history)`` is called after each
     evaluation.
@@ -377,8 +420,28 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     ``scheduled_sampling``: an encoder-decoder's teacher-forcing policy, one schedule step
     per update (:func:`train_step`); evaluation stays teacher-forced and free-running as
     always.  (An RNN's policy lives in its model: ``RNNSeq2Seq(config, scheduled_sampling=...)``.)
+
+    ``workers``: data-parallel training (:mod:`minitf.data_parallel`) -- each batch is split into
+    that many shards, each shard's forward and backward runs in its own thread, and the gradients
+    are combined weighted by each shard's real target tokens (the batch's gradient); one optimizer
+    step follows.  None: :func:`minitf.data_parallel.default_workers` (one per CPU, at least 16 rows
+    a shard), what ``minitf train`` uses.  The default, 1, is the ordinary loop; it is what the
+    lessons and figures run, bit for bit as before.  More workers than 1 take a different float32
+    trajectory (a sum of shard gradients rounds differently) and, with dropout or an encoder-only
+    model's masking, draw other random masks (each shard its own stream: the module's docstring);
+    the same seed and the same workers give the same trajectory.
+
+    With more than one worker NumPy's BLAS runs on one thread per worker throughout
+    (:func:`minitf.process.one_blas_thread_per_worker`: the process's count is every thread's, and
+    one per worker is also what keeps a busy machine from stalling training); an
+    ``OPENBLAS_NUM_THREADS`` (or ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``) set in the environment
+    is left as it is.  One worker leaves the count as the caller set it: in float64 a dot product
+    longer than 10,000 entries (the gradient norm's) rounds differently on one thread than on
+    two, and the lessons' stored runs and figures were made with the caller's setting.  ``minitf
+    train`` and ``minitf finetune`` put every run, one worker or more, on one thread per worker.
     """
     cfg = cfg or TrainConfig()
+    workers = default_workers(cfg.batch_size) if workers is None else check_int("workers", workers, low=1)
     if scheduled_sampling is not None and not isinstance(model, EncoderDecoder):
         raise TypeError(f"scheduled_sampling: only for an EncoderDecoder here, got a {type(model).__name__}"
                         + (" (give the policy to RNNSeq2Seq itself)" if isinstance(model, RNNSeq2Seq) else ""))
@@ -398,32 +461,38 @@ def train(model, task, cfg: TrainConfig | None = None, optimizer=None, callback=
     hist = History()
     keep_freed_memory()  # reuse freed arrays' memory instead of page-faulting it back (see minitf.process)
     model.train()
-    t0 = time.perf_counter()
-    bar = tqdm(range(1, cfg.steps + 1), disable=None if cfg.progress else True,  # None: off when not a terminal
-               desc="train", unit="step", leave=False)
-    for step in bar:
-        try:
-            out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing,
-                             decoder_only_format=cfg.decoder_only_format, rng=masking_rng,
-                             scheduled_sampling=scheduled_sampling)
-        except TrainingDiverged as e:
-            raise TrainingDiverged(f"step {step}: {e}") from None
-        hist.step.append(step)
-        hist.loss.append(out["loss"])
-        hist.lr.append(optimizer.lr)
-        hist.grad_norm.append(out["grad_norm"])
-        hist.tokens += out["n_tokens"]
-        elapsed = time.perf_counter() - t0
-        if step % 10 == 0 or step == cfg.steps:
-            bar.set_postfix(loss=f"{out['loss']:.3f}", lr=f"{optimizer.lr:.2e}",
-                            tok_s=f"{hist.tokens / elapsed:,.0f}")
-        if (cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps:
-            metrics = evaluate(model, eval_batch)
-            metrics.pop("predictions", None)
-            hist.evals.append({"step": step, **metrics})
-            if callback:
-                callback(step, hist)
-    hist.seconds = time.perf_counter() - t0
+    with contextlib.ExitStack() as stack:
+        parallel = None
+        if workers > 1:
+            stack.enter_context(one_blas_thread_per_worker())
+            parallel = stack.enter_context(DataParallel(model, workers))
+        step_rng = masking_rng if parallel is None else shard_generators(masking_rng, workers)
+        t0 = time.perf_counter()
+        bar = tqdm(range(1, cfg.steps + 1), disable=None if cfg.progress else True,  # None: off when not a terminal
+                   desc="train", unit="step", leave=False)
+        for step in bar:
+            try:
+                out = train_step(model, next(batches), optimizer, schedule(step), cfg.clip_norm, cfg.label_smoothing,
+                                 decoder_only_format=cfg.decoder_only_format, rng=step_rng,
+                                 scheduled_sampling=scheduled_sampling, parallel=parallel)
+            except TrainingDiverged as e:
+                raise TrainingDiverged(f"step {step}: {e}") from None
+            hist.step.append(step)
+            hist.loss.append(out["loss"])
+            hist.lr.append(optimizer.lr)
+            hist.grad_norm.append(out["grad_norm"])
+            hist.tokens += out["n_tokens"]
+            elapsed = time.perf_counter() - t0
+            if step % 10 == 0 or step == cfg.steps:
+                bar.set_postfix(loss=f"{out['loss']:.3f}", lr=f"{optimizer.lr:.2e}",
+                                tok_s=f"{hist.tokens / elapsed:,.0f}")
+            if (cfg.eval_every and step % cfg.eval_every == 0) or step == cfg.steps:
+                metrics = evaluate(model, eval_batch)
+                metrics.pop("predictions", None)
+                hist.evals.append({"step": step, **metrics})
+                if callback:
+                    callback(step, hist)
+        hist.seconds = time.perf_counter() - t0
     model.train()
     return hist
 

@@ -15,7 +15,7 @@ from minitf.data.tasks import get_task
 from minitf.loss import cross_entropy
 from minitf.optim import AdamW, global_grad_norm
 from minitf.training import (TrainConfig, TrainingDiverged, decoder_only_batch, default_model_config, eval_pairs,
-                             evaluate, make_schedule, sequence_metrics, train, train_step)
+                             evaluate, make_optimizer, make_schedule, sequence_metrics, train, train_step)
 
 TINY = dict(d_model=32, n_heads=2, d_ff=64, n_encoder_layers=1, n_decoder_layers=1)
 
@@ -200,6 +200,7 @@ def test_train_command_writes_metrics(tmp_path, capsys):
     (["--lr", "-1"], "--lr: expected a positive finite number, got -1.0"),
     (["--lr", "nan"], "--lr: expected a positive finite number, got nan"),
     (["--heads", "3"], "--heads: expected a divisor of d_model=64"),
+    (["--workers", "0"], "--workers: expected a positive integer, got 0"),
 ])
 def test_train_command_rejects_bad_arguments_naming_the_flag(capsys, argv, message):
     from minitf.cli import main
@@ -340,3 +341,64 @@ def test_teacher_forced_accuracy_counts_real_positions_only():
     real = batch.labels != IGNORE_INDEX
     assert out["teacher_forced_token_accuracy"] == ((logits.argmax(-1) == batch.labels) & real).sum() / real.sum()
 
+
+
+# ---- workers and BLAS threads -----------------------------------------------------------------------------
+def test_workers_run_on_one_blas_thread_each_and_one_worker_leaves_the_count(monkeypatch):
+    from minitf.process import BLAS_THREAD_VARS, numpy_blas_thread_count, numpy_blas_threads
+
+    for name in BLAS_THREAD_VARS:
+        monkeypatch.delenv(name, raising=False)
+    task = get_task("copy")
+    seen = {}
+    with numpy_blas_threads(2):
+        before = numpy_blas_thread_count()
+        for workers in (1, 2):
+            seen[workers] = []
+            train(EncoderDecoder(default_model_config(task, **TINY)), task,
+                  TrainConfig(steps=2, batch_size=4, eval_every=1, eval_size=4, progress=False), workers=workers,
+                  callback=lambda step, hist, w=workers: seen[w].append(numpy_blas_thread_count()))
+            assert numpy_blas_thread_count() == before  # restored
+    if before is not None:  # an OpenBLAS minitf can ask
+        assert before == 2 and seen == {1: [2, 2], 2: [1, 1]}
+
+
+def test_a_blas_thread_count_set_in_the_environment_is_left_alone(monkeypatch):
+    from minitf.process import numpy_blas_thread_count, numpy_blas_threads
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    task = get_task("copy")
+    seen = []
+    with numpy_blas_threads(2):
+        train(EncoderDecoder(default_model_config(task, **TINY)), task,
+              TrainConfig(steps=1, batch_size=4, eval_size=4, progress=False), workers=2,
+              callback=lambda step, hist: seen.append(numpy_blas_thread_count()))
+    assert seen in ([2], [None])
+
+
+def test_one_worker_is_the_ordinary_loop_bit_for_bit():
+    """train(workers=1) against train_step by hand: the same weights, bit for bit."""
+    task = get_task("copy")
+    cfg = TrainConfig(steps=4, batch_size=8, eval_every=0, eval_size=8, seed=2, progress=False)
+    a = EncoderDecoder(default_model_config(task, **TINY))
+    train(a, task, cfg, workers=1)
+    b = EncoderDecoder(default_model_config(task, **TINY))
+    opt, schedule = make_optimizer(b.parameters(), cfg), make_schedule(cfg, b.config.d_model)
+    batches = task.batches(cfg.batch_size, np.random.default_rng(cfg.seed), exclude=[s for s, _ in eval_pairs(task, cfg)])
+    for step in range(1, cfg.steps + 1):
+        train_step(b, next(batches), opt, schedule(step), cfg.clip_norm)
+    for name, p in a.parameters().items():
+        np.testing.assert_array_equal(p, b.parameters()[name], err_msg=name)
+
+
+def test_train_command_trains_data_parallel_and_says_so(capsys):
+    from minitf.cli import main
+
+    rc = main(["train", "--task", "copy", "--steps", "2", "--d-model", "16", "--heads", "2", "--layers", "1",
+               "--eval-every", "0", "--no-progress", "--samples", "0", "--workers", "2"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "2 workers, data-parallel: shards of 32 rows" in printed, printed
+    rc = main(["train", "--task", "copy", "--steps", "1", "--d-model", "16", "--heads", "2", "--layers", "1",
+               "--eval-every", "0", "--no-progress", "--samples", "0", "--workers", "1", "--batch-size", "5"])
+    assert rc == 0 and "(1 worker;" in capsys.readouterr().out

@@ -6,54 +6,23 @@ it picks one kernel set ("Haswell", "SkylakeX", "Zen", ...) for the CPU it finds
 "openblas configuration" names the build machine's kernel); only the loaded library
 knows which kernel runs here, through ``openblas_get_corename()``.  :func:`numpy_blas`
 asks it, with ``ctypes``, and :func:`numpy_blas_threads` sets its thread count for a
-block of code (what ``OPENBLAS_NUM_THREADS`` does for a whole process).
+block of code (what ``OPENBLAS_NUM_THREADS`` does for a whole process).  The setting is
+training's too, so it lives in :mod:`minitf.process` (model-level code never imports the
+benchmarks); it is importable from here as before.
 
 Nothing here changes a result: only which CPU threads do the arithmetic.
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import re
 
 import numpy as np
 
+from ..process import BLAS_THREAD_VARS, _call, _loaded_openblas, numpy_blas_threads
+
 __all__ = ["numpy_blas", "numpy_blas_threads", "torch_blas", "blas_line", "BLAS_THREAD_VARS"]
-
-BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-# (prefix, suffix) of OpenBLAS's C functions: scipy-openblas64 (NumPy >= 2 wheels), its 32-bit
-# sibling, and a plain system OpenBLAS
-_OPENBLAS_NAMINGS = (("scipy_openblas_", "64_"), ("scipy_openblas_", ""), ("openblas_", "64_"), ("openblas_", ""))
-
-
-def _loaded_openblas() -> tuple[ctypes.CDLL, str, str] | None:
-    """The OpenBLAS NumPy loaded, as (library, prefix, suffix); None if none is found (another
-    BLAS, or an OS without /proc/self/maps).  NumPy's own copy (in numpy.libs) comes first: SciPy
-    may have loaded another."""
-    try:
-        with open("/proc/self/maps") as f:
-            paths = set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", f.read()))
-    except OSError:
-        return None
-    paths = sorted(paths, key=lambda p: ("numpy" not in p, p))
-    for path in paths:
-        try:
-            lib = ctypes.CDLL(path)  # already loaded by NumPy: this returns the same library
-        except OSError:
-            continue
-        for prefix, suffix in _OPENBLAS_NAMINGS:
-            if hasattr(lib, f"{prefix}get_corename{suffix}"):
-                return lib, prefix, suffix
-    return None
-
-
-def _call(openblas, name: str, restype, *args):
-    lib, prefix, suffix = openblas
-    fn = getattr(lib, f"{prefix}{name}{suffix}")
-    fn.restype = restype
-    return fn(*args)
 
 
 def numpy_blas() -> dict:
@@ -71,24 +40,6 @@ def numpy_blas() -> dict:
         out["kernel"] = _call(openblas, "get_corename", ctypes.c_char_p).decode()
         out["threads"] = int(_call(openblas, "get_num_threads", ctypes.c_int))
     return out
-
-
-@contextlib.contextmanager
-def numpy_blas_threads(n: int):
-    """Run the block with NumPy's OpenBLAS on ``n`` threads, then restore the previous count.
-
-    Yields True if the count was set, False if this NumPy's BLAS cannot be asked (then
-    nothing changes)."""
-    openblas = _loaded_openblas()
-    if openblas is None:
-        yield False
-        return
-    before = int(_call(openblas, "get_num_threads", ctypes.c_int))
-    _call(openblas, "set_num_threads", None, ctypes.c_int(n))
-    try:
-        yield True
-    finally:
-        _call(openblas, "set_num_threads", None, ctypes.c_int(before))
 
 
 def torch_blas(torch) -> dict:

@@ -196,3 +196,128 @@ def format_profile(r: dict) -> str:
     if busy:
         lines.append("  " + busy)
     return "\n".join(lines)
+
+
+# ---- the data-parallel step -------------------------------------------------------------------------
+DP_PHASES = ("shards: forward + loss + backward", "combine: sum_k (n_k/n) g_k", "update: AdamW, shared",
+             "the rest (splitting, dispatch, Python between)")
+
+
+def _timed(fn, n: int) -> tuple[float, float]:
+    """Median wall seconds of ``n`` calls of ``fn``, and the median CPU seconds of the whole process
+    (every thread) they took."""
+    wall, cpu = [], []
+    for _ in range(n):
+        t0, c0 = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return float(np.median(wall)), float(np.median(cpu))
+
+
+def run_data_parallel_profile(steps: int = 10, warmup: int = 3, seed: int = 0, large: bool = False,
+                              workers: int | None = None) -> dict:
+    """Where the data-parallel step's time goes (:func:`minitf.bench.training.data_parallel_step_fn`,
+    ``workers`` threads, default one per usable CPU, NumPy's BLAS on one thread).
+
+    Each part is timed alone, ``steps`` times after ``warmup``, its wall time and the CPU time of
+    the whole process (all threads) during it: ``step`` (the whole step), ``forward_backward``
+    (the shards and the combination), ``shards`` (the same without the combination: each shard's
+    forward, loss and backward at once on its replica), ``combine`` (the combination alone, on
+    the same threads), ``update`` (:meth:`~minitf.data_parallel.DataParallel.step`), and
+    ``one_shard_alone`` (one shard on one thread, the others idle: what a shard costs without
+    company).  ``idle_core_ms`` of a part is workers * wall - CPU: the core time nobody used --
+    for 2 workers, the time only one core worked.  ``shard_profile`` is :func:`time_by_kind` of
+    one shard's forward and backward under cProfile: what each worker spends its time on.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..config import ModelConfig
+    from ..data_parallel import DataParallel, balanced_groups, combine_gradients, split_batch
+    from ..loss import cross_entropy
+    from ..models import EncoderDecoder
+    from ..optim import AdamW
+    from ..process import numpy_blas_threads, usable_cpus
+
+    load = load_average()
+    allocator_tuned = keep_freed_memory()
+    workers = usable_cpus() if workers is None else workers
+    model_kw, shape, record = configuration(large)
+    model = EncoderDecoder(ModelConfig(**model_kw, seed=seed))
+    batch = reference_batch(**shape, V=model_kw["tgt_vocab_size"], seed=seed)
+    opt = AdamW(model.parameters(), lr=1e-4)
+
+    def shard_loss(replica, shard, k):
+        logits, cache = replica.forward(shard.input_ids, shard.decoder_input_ids)
+        loss, dlogits = cross_entropy(logits, shard.labels)
+        return loss, dlogits, cache, shard.labels
+
+    def one_shard(replica, shard):
+        replica.zero_grad()
+        loss, dlogits, cache, _ = shard_loss(replica, shard, 0)
+        replica.backward(dlogits, cache)
+
+    parts = {}
+    with DataParallel(model, workers) as parallel, ThreadPoolExecutor(workers) as pool, numpy_blas_threads(1):
+        shards = split_batch(batch, workers)
+        grads = [r.gradients() for r in parallel.replicas]
+        n_tokens = [int(s.labels.size) for s in shards]
+        groups = balanced_groups({n: p.size for n, p in model.parameters().items()}, workers)
+
+        def step():
+            parallel.forward_backward(batch, shard_loss)
+            parallel.step(opt, model.gradients())
+
+        fns = {"step": step,
+               "forward_backward": lambda: parallel.forward_backward(batch, shard_loss),
+               "shards": lambda: list(pool.map(one_shard, parallel.replicas, shards)),
+               "combine": lambda: list(pool.map(lambda g: combine_gradients(grads, n_tokens, out=grads[0], names=g),
+                                                groups)),
+               "update": lambda: parallel.step(opt, model.gradients()),
+               "one_shard_alone": lambda: one_shard(parallel.replicas[0], shards[0])}
+        for name, fn in fns.items():
+            for _ in range(warmup):
+                fn()
+            wall, cpu = _timed(fn, steps)
+            parts[name] = {"ms": 1e3 * wall, "cpu_ms": 1e3 * cpu, "cores_busy": cpu / wall,
+                           "idle_core_ms": 1e3 * max(0.0, workers * wall - cpu)}
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(steps):
+            one_shard(parallel.replicas[0], shards[0])
+        profiler.disable()
+    shard_seconds = time_by_kind(pstats.Stats(profiler))
+    step_ms = parts["step"]["ms"]
+    rest = step_ms - parts["shards"]["ms"] - parts["combine"]["ms"] - parts["update"]["ms"]
+    return {"steps": steps, "workers": workers, "config": record, "blas": numpy_blas(), "allocator_tuned": allocator_tuned,
+            "load_average": load, "cpu_count": os.cpu_count(), "parts": parts,
+            "phase_ms": dict(zip(DP_PHASES, (parts["shards"]["ms"], parts["combine"]["ms"], parts["update"]["ms"],
+                                             rest))),
+            "shard_contention": parts["shards"]["ms"] / parts["one_shard_alone"]["ms"],
+            "shard_profile_ms": {k: 1e3 * s / steps for k, s in shard_seconds.items()}}
+
+
+def format_data_parallel_profile(r: dict) -> str:
+    c, p = r["config"], r["parts"]
+    W = r["workers"]
+    lines = [f"where the data-parallel step's time goes (D {c['d_model']}, {c['n_encoder_layers']}+"
+             f"{c['n_decoder_layers']} layers, B {c['batch_size']}, S {c['src_len']}, T {c['tgt_len']}; {W} workers, "
+             f"a shard of {c['batch_size'] // W} rows each; NumPy BLAS {r['blas']['kernel']} kernel on 1 thread "
+             f"per worker; medians of {r['steps']})",
+             f"  {'part':48s} {'ms':>8s} {'cores busy':>11s} {'idle core-ms':>13s}"]
+    for name, key in (("the whole step", "step"), ("shards: forward + loss + backward, all at once", "shards"),
+                      ("one shard alone (nobody else running)", "one_shard_alone"),
+                      ("combine: sum_k (n_k/n) g_k", "combine"), ("update: AdamW, each thread its group", "update")):
+        lines.append(f"  {name:48s} {p[key]['ms']:8.2f} {p[key]['cores_busy']:11.2f} {p[key]['idle_core_ms']:13.2f}")
+    rest = r["phase_ms"][DP_PHASES[3]]
+    lines.append(f"  {'the rest (splitting, dispatch, Python between)':48s} {rest:8.2f}")
+    lines.append(f"  the shards at once take {r['shard_contention']:.2f}x one shard alone (1.00: no contention for "
+                 "the interpreter lock or memory)")
+    lines.append(f"  one shard's forward and backward by kind (cProfile, one thread; ms per shard):")
+    shard = r["shard_profile_ms"]
+    for k in ORDER:
+        lines.append(f"    {k:40s} {shard[k]:8.2f}")
+    busy = busy_machine_note(r.get("load_average"), r.get("cpu_count"))
+    if busy:
+        lines.append("  " + busy)
+    return "\n".join(lines)

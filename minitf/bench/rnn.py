@@ -29,6 +29,13 @@ kernel: the goal of 1.0 is out of NumPy's reach here, however its Python is arra
 minitf's recurrent loops therefore stay as the lesson writes them, one cell step at a time
 forward and backward (about 33 ms); batching the input products and weight gradients over
 time measured 17% faster, not worth trading the step-by-step code students read for.
+
+**Two threads or more** (``--threads N``, N > 1).  torch's ``nn.LSTM`` gets N intra-op threads;
+NumPy's step runs data-parallel (:mod:`minitf.data_parallel`, as ``minitf train --workers N``):
+N shards of B/N rows, each shard's forward and backward on its own thread with one BLAS thread,
+the gradients weighted by tokens, AdamW shared among the threads.  Its floor at N threads is
+the two floors above for one shard, run on the N threads at once
+(:func:`parallel_floor_fn`).  The single-worker step is timed as well, with its BLAS on N threads.
 """
 from __future__ import annotations
 
@@ -36,6 +43,9 @@ import os
 
 import numpy as np
 
+from concurrent.futures import ThreadPoolExecutor
+
+from ..data_parallel import DataParallel, shard_bounds
 from ..loss import cross_entropy
 from ..models.rnn_seq2seq import RNNSeq2Seq
 from ..optim import AdamW
@@ -45,8 +55,9 @@ from ..process import keep_freed_memory
 from .process import busy_machine_note, load_average
 from .training import _median_times_in_blocks, reference_batch
 
-__all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "matmul_floor_fn", "gate_floor_fn",
-           "torch_step_fn", "run_rnn_bench", "format_rnn_report"]
+__all__ = ["REFERENCE", "reference_config", "torch_lstm_seq2seq", "numpy_step_fn", "data_parallel_step_fn",
+           "matmul_floor_fn", "gate_floor_fn", "parallel_floor_fn", "torch_step_fn", "run_rnn_bench",
+           "format_rnn_report"]
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, cell="lstm", embedding_size=64, hidden_size=128,
                  n_encoder_layers=1, n_decoder_layers=1, conditioning="init", bridge="identity", attention="none",
@@ -73,6 +84,41 @@ def numpy_step_fn(model: RNNSeq2Seq, batch):
         return loss
 
     return step
+
+
+def data_parallel_step_fn(model: RNNSeq2Seq, batch, parallel: DataParallel):
+    """:func:`numpy_step_fn`'s step, data-parallel on ``parallel`` (a :class:`DataParallel` of
+    ``model``): returns a function that runs it and returns the loss.  Run it with NumPy's BLAS on
+    one thread."""
+    opt = AdamW(model.parameters(), lr=1e-4)
+
+    def shard_loss(replica, shard, k):
+        logits, cache = replica.forward(shard.input_ids, shard.decoder_input_ids)  # (B/N, T, V)
+        loss, dlogits = cross_entropy(logits, shard.labels)
+        return loss, dlogits, cache, shard.labels
+
+    def step():
+        loss = parallel.forward_backward(batch, shard_loss).loss
+        parallel.step(opt, model.gradients())
+        return loss
+
+    return step
+
+
+def parallel_floor_fn(cfg: RNNConfig, B: int, S: int, T: int, workers: int, pool: ThreadPoolExecutor,
+                      seed: int = 0):
+    """The floor of a data-parallel step on ``workers`` threads: :func:`matmul_floor_fn` and
+    :func:`gate_floor_fn` of one shard (the largest, B / workers rows rounded up), run by each of
+    the ``pool``'s threads at once.  Run it with NumPy's BLAS on one thread."""
+    rows = max(b - a for a, b in shard_bounds(B, workers))
+    shards = [(matmul_floor_fn(cfg, rows, S, T, seed), gate_floor_fn(cfg, rows, S, T, seed)) for _ in range(workers)]
+
+    def floor(fns):
+        products, cells = fns
+        products()
+        cells()
+
+    return lambda: list(pool.map(floor, shards))
 
 
 def matmul_floor_fn(cfg: RNNConfig, B: int, S: int, T: int, seed: int = 0):
@@ -243,6 +289,7 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
             import torch
         except ImportError:
             out["torch_note"] = "PyTorch is not installed"
+    parallel = threads is not None and threads > 1
     with contextlib.ExitStack() as settings:
         if threads is not None:
             settings.enter_context(numpy_blas_threads(threads))
@@ -252,20 +299,35 @@ def run_rnn_bench(repeats: int = 10, warmup: int = 3, rounds: int = 3, seed: int
         steps = {"numpy": numpy_step_fn(RNNSeq2Seq(cfg), batch),
                  "numpy_matmul_floor": matmul_floor_fn(cfg, **BATCH, seed=seed),
                  "numpy_gate_floor": gate_floor_fn(cfg, **BATCH, seed=seed)}
+        one_thread = {}  # the data-parallel contenders' setting: one BLAS thread per worker
+        if parallel:
+            dp_model = RNNSeq2Seq(cfg)
+            dp = settings.enter_context(DataParallel(dp_model, threads))
+            pool = settings.enter_context(ThreadPoolExecutor(threads))
+            steps["numpy_data_parallel"] = data_parallel_step_fn(dp_model, batch, dp)
+            steps["numpy_parallel_floor"] = parallel_floor_fn(cfg, **BATCH, workers=threads, pool=pool, seed=seed)
+            one_thread = {name: (lambda: numpy_blas_threads(1)) for name in ("numpy_data_parallel",
+                                                                             "numpy_parallel_floor")}
         out["numpy_blas"] = numpy_blas()
         if torch is not None:
             out["torch_version"] = torch.__version__
             out["torch_blas"] = torch_blas(torch)
             steps["torch"] = torch_step_fn(RNNSeq2Seq(cfg), batch)
-        out["first_loss"] = {name: float(fn()) for name, fn in steps.items()
-                             if not name.endswith("_floor")}  # from the same weights
-        seconds = _median_times_in_blocks(steps, repeats, warmup, rounds)
+        with numpy_blas_threads(1) if parallel else contextlib.nullcontext():
+            out["first_loss"] = {name: float(fn()) for name, fn in steps.items()
+                                 if not name.endswith("_floor")}  # from the same weights
+        seconds = _median_times_in_blocks(steps, repeats, warmup, rounds, settings=one_thread)
     out["numpy_s_per_step"] = seconds["numpy"]
     out["numpy_matmul_floor_s"] = seconds["numpy_matmul_floor"]
     out["numpy_gate_floor_s"] = seconds["numpy_gate_floor"]
+    out["numpy_data_parallel_s_per_step"] = seconds.get("numpy_data_parallel")
+    out["numpy_parallel_floor_s"] = seconds.get("numpy_parallel_floor")
+    out["data_parallel_ratio"] = None
     if "torch" in seconds:
         out["torch_s_per_step"] = seconds["torch"]
         out["ratio"] = seconds["torch"] / seconds["numpy"]
+        if parallel:
+            out["data_parallel_ratio"] = seconds["torch"] / seconds["numpy_data_parallel"]
     return out
 
 
@@ -280,11 +342,20 @@ def format_rnn_report(r: dict) -> str:
              f"products alone {r['numpy_matmul_floor_s'] * 1e3:.1f} (batched over time wherever they can be) + the "
              f"cells' element-wise arithmetic alone {r['numpy_gate_floor_s'] * 1e3:.1f}: no NumPy version of the step "
              f"costs less"]
+    if r.get("numpy_data_parallel_s_per_step"):
+        n = r["threads"]
+        lines += [f"  numpy parallel {r['numpy_data_parallel_s_per_step'] * 1e3:6.1f} ms/step   {n} workers, a shard "
+                  f"each, 1 BLAS thread per worker (minitf train --workers {n})",
+                  f"  its floor    {r['numpy_parallel_floor_s'] * 1e3:8.1f} ms/step   one shard's products and cells "
+                  f"alone on each of the {n} threads at once"]
     if r.get("torch_s_per_step"):
+        best = r["data_parallel_ratio"] if r.get("data_parallel_ratio") else r["ratio"]
         lines += [f"  torch eager  {r['torch_s_per_step'] * 1e3:8.1f} ms/step   torch {r['torch_version']}: "
                   f"{blas_line(r['torch_blas'])}",
-                  f"  ratio torch/numpy: {r['ratio']:.2f} (goal >= 1, NumPy at least as fast: "
-                  f"{'met' if r['ratio'] >= 1 else 'NOT met'})",
+                  f"  ratio torch/numpy: {r['ratio']:.2f}"
+                  + (f" (1 worker), {r['data_parallel_ratio']:.2f} (data-parallel)" if r.get("data_parallel_ratio")
+                     else "")
+                  + f" (goal >= 1, NumPy at least as fast: {'met' if best >= 1 else 'NOT met'})",
                   f"  first loss: numpy {r['first_loss']['numpy']:.6f}, torch {r['first_loss']['torch']:.6f} "
                   f"(same weights, same batch)"]
     else:

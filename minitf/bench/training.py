@@ -13,9 +13,18 @@ of each attention, on preallocated arrays of the step's shapes, with nothing bet
 They are about 6.0 GFLOP of the reference step (5.7 in the linear maps).  Whatever the rest
 of the step costs, NumPy cannot be faster than them: torch's step time over theirs is the
 best ratio this BLAS allows.
+
+Beside the single-worker step the bench times the *data-parallel* one
+(:func:`data_parallel_step_fn`, :mod:`minitf.data_parallel`): the batch split into one shard per
+worker (``workers``, by default one per CPU), each shard's forward and backward in its own thread
+with NumPy's BLAS on one thread, the gradients combined weighted by real tokens, one AdamW step
+shared among the threads.  The single-worker step runs with the BLAS threads NumPy starts with
+(one per CPU, unless OPENBLAS_NUM_THREADS says otherwise), as before; torch with its intra-op
+threads (one per CPU by default).  Each side's settings are reported.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -23,11 +32,12 @@ import numpy as np
 
 from ..config import ModelConfig
 from ..data import make_batch
+from ..data_parallel import DataParallel
 from ..loss import cross_entropy
 from ..models import EncoderDecoder
 from ..optim import AdamW
 from .blas import blas_line, numpy_blas, torch_blas
-from ..process import keep_freed_memory
+from ..process import keep_freed_memory, numpy_blas_threads, usable_cpus
 from .process import busy_machine_note, load_average
 
 REFERENCE = dict(src_vocab_size=64, tgt_vocab_size=64, d_model=128, n_heads=4, d_ff=512,
@@ -64,6 +74,24 @@ def numpy_step_fn(model: EncoderDecoder, batch):
         model.zero_grad()
         model.backward(dlogits, cache)
         opt.step(model.gradients())
+
+    return step
+
+
+def data_parallel_step_fn(model: EncoderDecoder, batch, parallel: DataParallel):
+    """The step of :func:`numpy_step_fn`, data-parallel on ``parallel`` (a :class:`DataParallel` of
+    ``model``): shards' forward, loss and backward in its threads, the token-weighted combination,
+    AdamW's update shared among the threads.  Run it with NumPy's BLAS on one thread."""
+    opt = AdamW(model.parameters(), lr=1e-4)
+
+    def shard_loss(replica, shard, k):
+        logits, cache = replica.forward(shard.input_ids, shard.decoder_input_ids)
+        loss, dlogits = cross_entropy(logits, shard.labels)
+        return loss, dlogits, cache, shard.labels
+
+    def step():
+        parallel.forward_backward(batch, shard_loss)
+        parallel.step(opt, model.gradients())
 
     return step
 
@@ -147,35 +175,40 @@ def products_floor_fn(cfg: ModelConfig, B: int, S: int, T: int, seed: int = 0):
     return products, flops
 
 
-def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 3) -> dict:
+def _median_times_in_blocks(fns: dict, repeats: int, warmup: int, rounds: int = 3, settings: dict | None = None) -> dict:
     """Median seconds per call of each function.  The contenders take turns in blocks
     (``warmup`` untimed calls, then ``repeats`` timed ones), ``rounds`` times over, so a
     slow spell of the machine falls on all of them.  Blocks rather than single calls:
     BLAS and OpenMP worker threads keep spinning for a moment after a call, and would
-    steal the cores from a contender that ran right after."""
+    steal the cores from a contender that ran right after.  ``settings``: name -> a function
+    returning the context manager a contender's blocks run in (its BLAS thread count)."""
     times = {name: [] for name in fns}
+    settings = settings or {}
     for _ in range(rounds):
         for name, fn in fns.items():
-            for _ in range(warmup):
-                fn()
-            for _ in range(repeats):
-                t0 = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - t0)
+            with settings.get(name, contextlib.nullcontext)():
+                for _ in range(warmup):
+                    fn()
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    fn()
+                    times[name].append(time.perf_counter() - t0)
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
 def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torch: bool = True,
-                    large: bool = False) -> dict:
-    """Median seconds per step for NumPy (and PyTorch eager, and the matrix products alone,
-    taking turns in three blocks of ``repeats`` steps each), tokens/s and the ratio; the
-    reference configuration, or with ``large`` the large one."""
+                    large: bool = False, workers: int | None = None) -> dict:
+    """Median seconds per step for NumPy, single-worker and data-parallel on ``workers`` threads
+    (default: one per usable CPU), and PyTorch eager, and the matrix products alone, taking turns
+    in three blocks of ``repeats`` steps each; tokens/s and the ratios; the reference
+    configuration, or with ``large`` the large one."""
     load = load_average()  # before any work of ours: how busy the machine already is
     allocator_tuned = keep_freed_memory()  # the same process setting for NumPy and PyTorch
     model_kw, shape, record = configuration(large)
     cfg = ModelConfig(**model_kw, seed=seed)
     batch = reference_batch(**shape, V=cfg.tgt_vocab_size, seed=seed)
     n_tokens = int(batch.labels.size)
+    workers = usable_cpus() if workers is None else workers
     floor, floor_flops = products_floor_fn(cfg, **shape, seed=seed)
     steps = {"numpy": numpy_step_fn(EncoderDecoder(cfg), batch), "products": floor}
     out = {"config": record,
@@ -183,27 +216,36 @@ def run_train_bench(repeats: int = 20, warmup: int = 3, seed: int = 0, with_torc
            "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
            "allocator_tuned": allocator_tuned, "repeats": repeats, "rounds": 3,
            "load_average": load, "cpu_count": os.cpu_count(),
-           "torch_tokens_per_s": None, "ratio": None}
-    if with_torch:
-        try:
-            import torch
-        except ImportError:
-            out["torch_note"] = "PyTorch is not installed"
-        else:
-            out["torch_version"] = torch.__version__
-            out["torch_threads"] = torch.get_num_threads()
-            steps["torch"] = torch_step_fn(EncoderDecoder(cfg), batch)
-    seconds = _median_times_in_blocks(steps, repeats, warmup)
+           "torch_tokens_per_s": None, "ratio": None, "data_parallel_ratio": None,
+           "data_parallel_workers": workers, "data_parallel_blas_threads_per_worker": 1}
+    with contextlib.ExitStack() as stack:
+        dp_model = EncoderDecoder(cfg)
+        parallel = stack.enter_context(DataParallel(dp_model, workers))
+        steps["data_parallel"] = data_parallel_step_fn(dp_model, batch, parallel)
+        if with_torch:
+            try:
+                import torch
+            except ImportError:
+                out["torch_note"] = "PyTorch is not installed"
+            else:
+                out["torch_version"] = torch.__version__
+                out["torch_threads"] = torch.get_num_threads()
+                steps["torch"] = torch_step_fn(EncoderDecoder(cfg), batch)
+        seconds = _median_times_in_blocks(steps, repeats, warmup,
+                                          settings={"data_parallel": lambda: numpy_blas_threads(1)})
     out["numpy_blas"] = numpy_blas()  # read after the run: the kernel and threads it ran with
     if "torch" in steps:
         out["torch_blas"] = torch_blas(torch)
     out["numpy_s_per_step"] = seconds["numpy"]
     out["numpy_tokens_per_s"] = n_tokens / seconds["numpy"]
+    out["data_parallel_s_per_step"] = seconds["data_parallel"]
+    out["data_parallel_tokens_per_s"] = n_tokens / seconds["data_parallel"]
     out["products_s"] = seconds["products"]
     if "torch" in seconds:
         out["torch_s_per_step"] = seconds["torch"]
         out["torch_tokens_per_s"] = n_tokens / seconds["torch"]
         out["ratio"] = out["numpy_tokens_per_s"] / out["torch_tokens_per_s"]
+        out["data_parallel_ratio"] = out["data_parallel_tokens_per_s"] / out["torch_tokens_per_s"]
         out["best_ratio"] = seconds["torch"] / seconds["products"]
     return out
 
@@ -214,12 +256,16 @@ def format_train_report(r: dict) -> str:
              f"F={c['d_ff']} L={c['n_encoder_layers']}+{c['n_decoder_layers']} B={c['batch_size']} "
              f"S={c['src_len']} T={c['tgt_len']} V={c['tgt_vocab_size']}",
              f"  numpy          {r['numpy_s_per_step'] * 1e3:8.1f} ms/step  {r['numpy_tokens_per_s']:10,.0f} tokens/s"
-             + (f"  ({blas_line(r['numpy_blas'])})" if r.get("numpy_blas") else "")]
+             + (f"  (1 worker; {blas_line(r['numpy_blas'])})" if r.get("numpy_blas") else ""),
+             f"  numpy parallel {r['data_parallel_s_per_step'] * 1e3:8.1f} ms/step  "
+             f"{r['data_parallel_tokens_per_s']:10,.0f} tokens/s  ({r['data_parallel_workers']} workers, a shard "
+             f"each, 1 BLAS thread per worker)"]
     if r.get("torch_tokens_per_s"):
         torch_blas_text = blas_line(r["torch_blas"]) if r.get("torch_blas") else f"{r['torch_threads']} threads"
         lines.append(f"  torch eager    {r['torch_s_per_step'] * 1e3:8.1f} ms/step  "
                      f"{r['torch_tokens_per_s']:10,.0f} tokens/s  (torch {r['torch_version']}: {torch_blas_text})")
-        lines.append(f"  ratio numpy/torch: {r['ratio']:.2f}")
+        lines.append(f"  ratio numpy/torch: {r['ratio']:.2f} (1 worker), {r['data_parallel_ratio']:.2f} "
+                     f"(data-parallel, {r['data_parallel_workers']} workers)")
     else:
         lines.append(f"  torch: {r.get('torch_note', 'skipped')}")
     a = r["products_s"]

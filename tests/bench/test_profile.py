@@ -99,6 +99,25 @@ def test_bench_profile_command_prints_the_table_and_json(capsys):
     r = json.loads(capsys.readouterr().out.strip())
     assert sum(r["share"].values()) == pytest.approx(1.0, abs=1e-9)
     assert r["config"]["d_model"] == 128 and r["config"]["batch_size"] == 32
+    assert r["data_parallel"]["config"] == r["config"] and r["data_parallel"]["workers"] >= 1
+
+
+def test_data_parallel_profile_times_every_part_and_names_what_the_workers_do():
+    from minitf.bench.profile import DP_PHASES, format_data_parallel_profile, run_data_parallel_profile
+
+    r = run_data_parallel_profile(steps=1, warmup=0, workers=2)
+    assert r["workers"] == 2 and set(r["phase_ms"]) == set(DP_PHASES)
+    for part in ("step", "forward_backward", "shards", "combine", "update", "one_shard_alone"):
+        p = r["parts"][part]
+        assert p["ms"] > 0 and p["cpu_ms"] >= 0 and p["idle_core_ms"] >= 0, part
+        assert p["idle_core_ms"] == pytest.approx(max(0.0, 2 * p["ms"] - p["cpu_ms"]), abs=1e-6)
+    assert r["shard_contention"] == pytest.approx(r["parts"]["shards"]["ms"] / r["parts"]["one_shard_alone"]["ms"])
+    assert set(r["shard_profile_ms"]) == set(ORDER) and r["shard_profile_ms"]["optimizer"] == 0  # a shard: no update
+    assert r["shard_profile_ms"]["matrix products: affine x W + b"] > 0
+    text = format_data_parallel_profile(r)
+    for field in ("2 workers, a shard of 16 rows each", "1 thread per worker", "idle core-ms", "one shard alone",
+                  "combine", "update", "the shards at once take"):
+        assert field in text, text
 
 
 def test_bench_profile_large_profiles_the_large_configuration(capsys):

@@ -92,7 +92,8 @@ def test_bench_rnn_json_is_one_line_with_the_documented_keys(capsys):
     line = capsys.readouterr().out.strip()
     assert "\n" not in line
     r = json.loads(line)
-    assert set(r) == {"numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s", "torch_s_per_step", "ratio",
+    assert set(r) == {"numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s", "numpy_data_parallel_s_per_step",
+                      "numpy_parallel_floor_s", "torch_s_per_step", "ratio", "data_parallel_ratio", "threads",
                       "numpy_blas", "torch_blas", "load_average", "cpu_count"}
     assert r["numpy_s_per_step"] > 0 and {"library", "kernel", "threads"} <= set(r["numpy_blas"])
 
@@ -115,7 +116,9 @@ def test_bench_rnn_passes_its_flags_on(capsys, monkeypatch):
     def fake(**kwargs):
         seen.update(kwargs)
         return {k: None for k in ("numpy_s_per_step", "numpy_matmul_floor_s", "numpy_gate_floor_s",
-                                  "torch_s_per_step", "ratio", "numpy_blas", "torch_blas", "load_average", "cpu_count")}
+                                  "numpy_data_parallel_s_per_step", "numpy_parallel_floor_s", "torch_s_per_step",
+                                  "ratio", "data_parallel_ratio", "threads", "numpy_blas", "torch_blas",
+                                  "load_average", "cpu_count")}
 
     monkeypatch.setattr(bench_rnn, "run_rnn_bench", fake)
     assert main(["bench", "--rnn", "--threads", "2", "--repeats", "4", "--no-torch", "--json"]) == 0
@@ -133,3 +136,25 @@ def test_bench_rnn_rejects_bad_arguments_with_exit_code_2(capsys, argv, message)
     assert main(["bench", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("minitf bench: error: ") and message in err, err
+
+
+def test_rnn_bench_on_two_threads_times_the_data_parallel_step_and_its_floor():
+    torch = pytest.importorskip("torch")
+    threads_before = torch.get_num_threads(), numpy_blas()["threads"]
+    r = run_rnn_bench(**SMALL, threads=2)
+    assert (torch.get_num_threads(), numpy_blas()["threads"]) == threads_before  # restored
+    assert r["numpy_data_parallel_s_per_step"] > 0 and r["numpy_parallel_floor_s"] > 0
+    assert r["data_parallel_ratio"] == pytest.approx(r["torch_s_per_step"] / r["numpy_data_parallel_s_per_step"])
+    # the same weights and batch: the data-parallel step's first loss is the batch's, to float32 rounding
+    assert r["first_loss"]["numpy_data_parallel"] == pytest.approx(r["first_loss"]["numpy"], rel=1e-6)
+    assert r["torch_blas"]["threads"] == 2
+    text = format_rnn_report(r)
+    for field in ("numpy parallel", "2 workers, a shard each, 1 BLAS thread per worker", "its floor",
+                  "(data-parallel)", "threads: 2 for both sides"):
+        assert field in text, text
+
+
+def test_rnn_bench_on_one_thread_has_no_data_parallel_side():
+    r = run_rnn_bench(**SMALL, with_torch=False)
+    assert r["numpy_data_parallel_s_per_step"] is None and r["data_parallel_ratio"] is None
+    assert "numpy parallel" not in format_rnn_report(r)

@@ -35,8 +35,49 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
     assert "\n" not in line
     r = json.loads(line)
     assert set(r) == {"config", "numpy_s_per_step", "torch_s_per_step", "numpy_tokens_per_s", "torch_tokens_per_s",
-                      "ratio", "products_s", "products_gflop", "best_ratio", "numpy_blas", "torch_blas", "openblas_coretype", "load_average", "cpu_count"}
+                      "ratio", "data_parallel_s_per_step", "data_parallel_tokens_per_s", "data_parallel_ratio",
+                      "data_parallel_workers", "data_parallel_blas_threads_per_worker", "torch_threads",
+                      "products_s", "products_gflop", "best_ratio", "numpy_blas", "torch_blas", "openblas_coretype",
+                      "load_average", "cpu_count"}
     assert r["numpy_blas"]["library"] and r["torch_blas"] is None  # --no-torch
+    assert r["data_parallel_s_per_step"] > 0 and r["data_parallel_ratio"] is None  # no torch, no ratio
+    assert r["data_parallel_blas_threads_per_worker"] == 1 and r["data_parallel_workers"] >= 1
+
+
+def test_train_bench_times_the_data_parallel_step_beside_the_single_worker_one():
+    torch = pytest.importorskip("torch")
+    from minitf.bench.blas import numpy_blas
+
+    threads_before = numpy_blas()["threads"]
+    r = run_train_bench(repeats=1, warmup=0, workers=2)
+    assert numpy_blas()["threads"] == threads_before  # the data-parallel side's one thread is restored
+    assert r["data_parallel_workers"] == 2 and r["data_parallel_s_per_step"] > 0
+    assert r["data_parallel_ratio"] == pytest.approx(r["data_parallel_tokens_per_s"] / r["torch_tokens_per_s"])
+    text = format_train_report(r)
+    for field in ("numpy parallel", "2 workers, a shard each, 1 BLAS thread per worker", "(data-parallel, 2 workers)",
+                  "(1 worker; ", f"{r['torch_blas']['threads']} thread"):
+        assert field in text, text
+
+
+def test_the_data_parallel_bench_step_trains_as_the_single_worker_one():
+    """The two NumPy contenders run the same update: from the same weights, one step of each gives
+    the same weights to float32 rounding (the shards' sum rounds differently from the batch's)."""
+    import numpy as np
+
+    from minitf.bench.training import data_parallel_step_fn, numpy_step_fn
+    from minitf.config import ModelConfig
+    from minitf.data_parallel import DataParallel
+    from minitf.models import EncoderDecoder
+
+    cfg = ModelConfig(src_vocab_size=11, tgt_vocab_size=11, d_model=16, n_heads=2, d_ff=24, max_len=16)
+    batch = reference_batch(B=6, S=5, T=4, V=11)
+    one, two = EncoderDecoder(cfg), EncoderDecoder(cfg)
+    numpy_step_fn(one, batch)()
+    with DataParallel(two, 2) as parallel:
+        data_parallel_step_fn(two, batch, parallel)()
+    for name, p in one.parameters().items():
+        np.testing.assert_allclose(two.parameters()[name], p, rtol=0, atol=1e-5, err_msg=name)
+    assert any(not np.array_equal(p, EncoderDecoder(cfg).parameters()[n]) for n, p in one.parameters().items())
 
 
 def test_the_products_floor_has_every_product_of_a_forward_pass():
@@ -107,6 +148,11 @@ def test_reports_warn_when_the_machine_was_busy():
     (["--decode", "--rnn"], "--rnn: times training, --decode decoding: expected one of them, got both"),
     (["--large", "--decode"], "--large: a configuration of the transformer's training step, expected without "
                               "--decode, got --decode"),
+    (["--workers", "0"], "--workers: expected a positive integer, got 0"),
+    (["--rnn", "--workers", "2"], "--workers: the transformer bench's data-parallel side, expected without --rnn"),
+    (["--steps", "5"], "--steps: only used with --busy, got --steps 5"),
+    (["--busy", "--steps", "0"], "--steps: expected a positive integer, got 0"),
+    (["--busy", "--large"], "--busy: times `minitf train --task reverse`, expected without --large, got --large"),
 ])
 def test_bench_rejects_bad_arguments_with_exit_code_2(capsys, argv, message):
     assert main(["bench", *argv]) == 2

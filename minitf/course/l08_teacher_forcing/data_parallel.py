@@ -19,12 +19,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..checks import check_int
-from ..config import ModelConfig
-from ..data import IGNORE_INDEX, make_batch
-from ..data_parallel import DataParallel, split_batch
-from ..models import EncoderDecoder
-from ..training import forward_loss
+from ...checks import check_int
+from ...config import ModelConfig
+from ...data import IGNORE_INDEX, make_batch
+from ...data_parallel import DataParallel, split_batch
+from ...models import EncoderDecoder
+from ...training import forward_loss
 
 __all__ = ["ShardGradients", "uneven_batch", "shard_gradients"]
 
