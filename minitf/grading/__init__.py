@@ -1,34 +1,71 @@
 """The grading engine: homework checked by pytest, graded so that a submission cannot fool
-the grader.
+the grader, the same way every time.
 
 The homeworks themselves are course content: each lesson that has one keeps it in its
 folder, ``minitf/course/lNN_<slug>/homework/`` (the template students fill in, the concept
-check's questions, the public tests and the runs that plug student code into minitf), and
-:func:`homeworks` finds them by scanning the course's folders (:mod:`minitf.course.kit.lessons`):
-a new lesson's homework needs no registration anywhere.
+check's questions, the public tests and, where a test plugs student code into minitf, a
+``runs.py``), and :func:`homeworks` finds them by scanning the course's folders
+(:mod:`minitf.course.kit.lessons`): a new lesson's homework needs no registration anywhere.
 What students must not see lives outside the installed package, where the course staff
-keep it (in this repository ``tests/instructor/``), one folder per assignment:
+keep it (in this repository ``tests/instructor/``):
 
-=======================  ==============================================================
-``reference.py``          the reference solution
-``key.json``              the concept check's answers and explanations, and the setting
-                          that decides when wrong answers are explained
-``tests.py``              the hidden tests (those that need the key)
-=======================  ==============================================================
+=============================  ==========================================================
+``hwNN/reference.py``          the reference solution (NumPy only, as a student's file)
+``hwNN/key.json``              the concept check's answers and explanations, and the
+                               setting that decides when wrong answers are explained
+``hwNN/tests.py``              the hidden tests (those that need the key)
+``secret.json``                the course's secret seed: the secret problems
+                               (``minitf homework secret --instructor DIR`` writes it once)
+=============================  ==========================================================
 
 ``minitf grade`` finds that folder from ``--instructor DIR`` or the ``MINITF_INSTRUCTOR``
-environment setting; without it, it runs the public tests and says which tasks only the
-course's autograder can score.
+environment setting; without it, it runs the public tests on the public problems and says
+which tasks only the course's autograder can score.
 
 How grading keeps a student's code from touching its own score
 --------------------------------------------------------------
-* :mod:`.grader` runs pytest over the tests in a process of its own; the expected
-  values, comparisons, scores and ``results.json`` are made there.
-* The student's code runs only in :mod:`.sandbox` processes, one per task, limited in
-  time and memory, with the task's own minitf functions switched off and an audit hook
-  that refuses reading the instructor files, writing outside its directory and starting
-  processes.  Only data crosses back (:mod:`.wire`: ``.npz`` and JSON, never pickle).
-* :mod:`.submission` scans the file's source for imports of what a task forbids.
+* **A submission is a regular file's bytes** (:func:`.grader.read_submission`): links,
+  folders, devices, paths resolving outside the submission folder and notebooks are refused,
+  scoring 0 with the reason; the bytes are read once, with ``O_NOFOLLOW``, and only they are
+  graded.
+* :mod:`.grader` runs pytest over the tests in a process of its own; the expected values,
+  comparisons, scores and ``results.json`` are made there, never in the student's process.
+* **The boundary is the file system.**  The student's code runs only in :mod:`.sandbox`
+  processes, one per task, limited in time and memory, inside bubblewrap
+  (:func:`.workers.bwrap_command`), which binds an allow-list: the interpreter, the standard
+  library, NumPy and the shared libraries they load -- no other package (no torch, scipy,
+  sympy, mpmath, jax), no minitf, no instructor folder, no repository.  An in-process guard
+  (an import hook and an audit hook) is a second line that explains a refusal; a submission
+  can switch it off, and then finds nothing more.  Without bubblewrap the process is no
+  boundary, and the grader says so (it insists on bubblewrap for the instructor files).
+* Only data crosses (:mod:`.wire`: ``.npz`` and JSON, never pickle).  A minitf model or
+  layer a test hands to the student's code stays in the grader's process (:mod:`.remote`):
+  the student's code gets its data by value and calls its allowed methods through the
+  grader.  A ``runs.py`` function runs in the grader's process too, calling the student's
+  functions through their proxies.
+* :mod:`.submission` scans the file's source for minitf functions a task replaces
+  (``Task.forbidden``): a task that names one gets no credit.
+
+Secret, deterministic problems (:mod:`.problems`)
+-------------------------------------------------
+Every test that takes the ``homework_seed`` fixture runs twice when the instructor folder is
+given: ``test_x[public]`` on the public seed (``PUBLIC_SEED``, what a student's own runs
+draw) and ``test_x[secret]`` on the homework's secret seed (derived from ``secret.json``).
+Draw every problem from ``homework_seed`` (``np.random.default_rng(homework_seed + k)``) and
+its sizes with :func:`.problems.shapes` (the public sizes on the public seed, sizes drawn
+from ranges on the secret one).  A check -- one test function -- earns its share of the
+task's points only when it passes on every problem it was given, so an answer that fits
+the public problems alone (a lookup table) earns nothing for it.  What a student reads of a
+failure on a secret problem says what is wrong in general terms (no number, no quoted value,
+not the student's own exception text), and what the code printed during it is not shown.
+Nothing is drawn afresh: the same file graded with the same instructor folder gets the
+same results, test for test.
+
+For a test writer: take ``submission`` and ``homework_seed``; call the student's function
+through :func:`.asserts.call` (inputs checked for being left alone); compare with
+:mod:`.asserts`' helpers; name the classic mistake in the message where you recognise it.
+Keep messages free of anything the secret run must not show beyond numbers (they are
+redacted) -- e.g. do not spell an input out in words.
 
 This module only describes the homeworks: the pytest plugin imports it at start-up.
 """
@@ -55,6 +92,13 @@ class Task:
     # ("minitf.data.shift_right", "minitf.attention.MultiHeadAttention.backward"): switched
     # off in the student's process; a submission that imports one gets no credit for the task
     autograder_only: bool = False  # its tests need instructor files (an answer key)
+
+    @property
+    def visibility(self) -> str:
+        """Gradescope's visibility of the task's result: a concept check's (the autograder-only
+        tasks) ``after_due_date`` -- its answers would otherwise be found by trying -- the
+        others ``visible``."""
+        return "after_due_date" if self.autograder_only else "visible"
 
 
 @dataclass(frozen=True)
@@ -109,11 +153,20 @@ class Homework:
         number = task.number if isinstance(task, Task) else int(task)
         return f"{self.lesson}.{number}"
 
-    def task(self, number: int) -> Task:
+    def task(self, number) -> Task:
+        """The task ``number``: ``3``, ``"3"`` or its label ``"8.3"``."""
+        text = str(number).strip()
+        lesson, dot, k = text.rpartition(".")
+        try:
+            n = int(k if dot else text)
+            ok = not dot or int(lesson) == self.lesson
+        except ValueError:
+            n, ok = None, False
         for t in self.tasks:
-            if t.number == number:
+            if ok and t.number == n:
                 return t
-        raise ValueError(f"task: expected one of {[t.number for t in self.tasks]} for {self.name}, got {number!r}")
+        raise ValueError(f"task: expected one of {[t.number for t in self.tasks]} (or "
+                         f"{', '.join(self.label(t) for t in self.tasks)}) for {self.name}, got {number!r}")
 
     def task_for_marker(self, marker: str) -> Task | None:
         for t in self.tasks:
@@ -171,12 +224,16 @@ def homeworks() -> dict[str, Homework]:
 
 
 def get_homework(name) -> Homework:
-    """The homework registered as ``name`` (e.g. ``"hw08"``)."""
+    """The homework registered as ``name``: ``"hw08"``, and also ``"hw8"``, ``"HW8"`` or ``"8"``."""
     if isinstance(name, Homework):
         return name
     known = homeworks()
     if not known:
         raise ValueError(f"homework: the course has no homework (no minitf/course/l*/homework/), got {name!r}")
+    text = str(name).strip().lower()
+    number = text[2:] if text.startswith("hw") else text
+    if name not in known and number.isdigit():
+        name = next((k for k, hw in known.items() if hw.lesson == int(number) or k == f"hw{int(number):02d}"), name)
     if name not in known:
         raise ValueError(f"homework: expected one of {', '.join(map(repr, known))}, got {name!r}")
     return known[name]

@@ -1,7 +1,9 @@
 """Comparisons for homework tests whose failure messages teach.
 
-Every check fails through :func:`fail` with a message that says what was expected, what
-was received, and the tolerance that was applied; a test adds the name of the mistake
+Every homework's tests call a student's function through :func:`call` (inputs checked for
+being left alone, the number of results, shape errors explained).  Every check fails through
+:func:`fail` with a message that says what was expected, what was received, and the
+tolerance that was applied; a test adds the name of the mistake
 when it recognises one.  Floats are never compared exactly: :func:`close` is
 ``|received - expected| <= atol + rtol * |expected|`` entry by entry, as ``np.allclose``.
 """
@@ -158,33 +160,74 @@ def check_concept_answer(submission, question: str, key: dict, questions: dict, 
     record_property("note", f"{question} ({letter}) is right: {entry['explanation']}")
 
 
-def _copies(args) -> list:
-    """Copies of a call's positional arguments (arrays, and dicts of arrays), to compare afterwards."""
-    out = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            out.append(a.copy())
-        elif isinstance(a, dict):
-            out.append({k: np.array(v, copy=True) for k, v in a.items()})
-        else:
-            out.append(a)
+def _copy(value):
+    """A deep copy of an argument's data (arrays, and dicts, lists and tuples of them), to
+    compare with what the call left."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(*(_copy(v) for v in value)) if hasattr(type(value), "_fields") else \
+            type(value)(_copy(v) for v in value)
+    return value
+
+
+def _same(a, b) -> bool:
+    """``a`` and ``b`` hold the same data (arrays by shape, dtype and entries)."""
+    if isinstance(a, np.ndarray):
+        return same_array(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and set(a) == set(b) and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+READ_ONLY = "the caller still needs them"
+SHAPE_WORDS = ("matmul", "broadcast", "shape", "mismatch", "aligned")
+
+
+def call(fn, *args, names=(), why: str = READ_ONLY, returns: int | None = None, shape_hint: str | None = None,
+         **kwargs):
+    """Call the student's function ``fn(*args, **kwargs)`` (in the student's process), the one
+    way every homework's tests do.
+
+    ``names``
+        the names of the first positional arguments that must come back unchanged: the call
+        fails, saying which argument changed and ``why`` inputs are read-only, if the student's
+        function wrote into one (arrays, and dicts, lists and tuples of them; ``None`` for an
+        argument not checked, such as a model, which stays in the grader anyway);
+    ``returns``
+        the number of results expected back, as a tuple;
+    ``shape_hint``
+        said after the student's own exception when it is about shapes (a matmul that does
+        not fit), instead of the bare exception.
+    """
+    from .workers import StudentRaised
+
+    before = [_copy(a) for a in args[:len(names)]]
+    try:
+        out = fn(*args, **kwargs)
+    except StudentRaised as e:
+        if shape_hint and any(word in e.message.lower() for word in SHAPE_WORDS):
+            fail(f"{e}: {shape_hint}")
+        raise
+    for i, (name, sent) in enumerate(zip(names, before)):
+        if name is None or not isinstance(sent, (np.ndarray, dict, list, tuple)):
+            continue
+        if not _same(sent, returned_arg(fn, i)):
+            fail(f"{fn.__name__} changed its argument {name} in place: inputs are read-only ({why}); compute new "
+                 f"values instead of writing into it")
+    if returns is not None and (not isinstance(out, (tuple, list)) or len(out) != returns):
+        fail(f"{fn.__name__}: expected a tuple of {returns} results, received {type(out).__name__}"
+             + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
     return out
 
 
 def call_read_only(fn, names: list, args: tuple, why: str):
-    """Call the student's ``fn(*args)``; fail if the call changed one of its array (or dict of
-    arrays) arguments in place, saying which (``names``) and why inputs are read-only (``why``)."""
-    before = _copies(args)
-    out = fn(*args)
-    for i, (name, a) in enumerate(zip(names, before)):
-        after = returned_arg(fn, i)
-        if isinstance(a, np.ndarray):
-            changed = not same_array(a, after)
-        elif isinstance(a, dict):
-            changed = not isinstance(after, dict) or any(not same_array(v, after.get(k)) for k, v in a.items())
-        else:
-            continue
-        if changed:
-            fail(f"{fn.__name__} changed its argument {name} in place: inputs are read-only ({why}); "
-                 f"compute new arrays instead")
-    return out
+    """``call(fn, *args, names=names, why=why)`` (the name the tests used before :func:`call`)."""
+    return call(fn, *args, names=names, why=why)

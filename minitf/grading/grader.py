@@ -4,17 +4,26 @@
     result = grade("hw08", "alice.py", instructor="tests/instructor")   # and the hidden ones
     print(result.table())
     result.write_results("results.json")                     # Gradescope's format
+    results = grade_folder("hw08", "submissions/", instructor=...)      # a lecturer's batch
 
 How a run goes, and why:
 
-1. **One pytest process** (the grader's own) runs the homework's public tests, and its
+1. **A submission is a regular file's bytes** (:func:`read_submission`): a link, a folder, a
+   device, a path that resolves outside the submission's folder and a notebook are refused
+   (every task 0, the reason said once).  The bytes are read once, with ``O_NOFOLLOW``, and
+   only they are graded: the grader works on its own copy.  A file that does not compile
+   is reported once, with its line, before any test runs.
+2. **One pytest process** (the grader's own) runs the homework's public tests, and its
    hidden tests when the instructor folder is given, with the plugin's
    ``--homework-report``.  Expected values, comparisons and scores exist only there and in
-   this process.
-2. **The student's code runs elsewhere**: the tests call it through proxies, in one
-   process per task (:mod:`minitf.grading.sandbox`), with time and memory limits.  A
-   submission that crashes, loops or prints garbage spoils only the calls it breaks.
-3. **Scores come from the JSON report**, which the student's processes cannot reach.  A
+   this process.  The problems are the public seed's and, with the instructor folder, its
+   secret seed's (:mod:`.problems`): the same file and the same instructor folder get the
+   same score, test for test, every time.
+3. **The student's code runs elsewhere**: the tests call it through proxies, in one
+   process per task (:mod:`.sandbox`, inside bubblewrap where installed), with time and
+   memory limits.  A submission that crashes, loops or prints garbage spoils only the calls
+   it breaks.
+4. **Scores come from the JSON report**, which the student's processes cannot reach.  A
    task earns its points in proportion to the tests it passes; a task whose code uses
    minitf's own implementation of what it asks for earns nothing.
 
@@ -27,19 +36,29 @@ import importlib.util
 import json
 import os
 import re
-import secrets
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checks import check_int, check_number
 from . import INSTRUCTOR_ENV, Homework, Task, get_homework
+from .problems import SECRET_FILE
 from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, resolve_isolation
 
 OUTPUT_TAIL = 2000  # characters of a crashed run's console output kept for the message
+MAX_SUBMISSION_BYTES = 4 << 20  # a homework file is a few dozen kB
+OUTPUT_SHOWN = 4000  # characters of what a task's code printed, shown after its result
+MESSAGE_SHOWN = 4000  # characters of one failure message (wrapped, never cut at a line's width)
+WIDTH = 100
+
+
+class SubmissionRefused(ValueError):
+    """The submission is not a regular file's bytes that can be graded (a link, a folder...)."""
 
 
 @dataclass
@@ -50,12 +69,14 @@ class TaskResult:
     label: str  # "8.3"
     score: float
     max_score: float
-    status: str  # "passed", "failed", "no credit", "timeout", "error", or "autograder only" (not graded here)
+    status: str  # "passed", "failed", "no credit", "timeout", "error", "refused",
+    # or "autograder only" (not graded here)
     passed: int = 0
     total: int = 0
     message: str = ""  # the first failure, for the student
     tests: list = field(default_factory=list)  # the plugin's per-test records
     seconds: float = 0.0
+    output: str = ""  # what the student's code printed during the task's public problems
 
     @property
     def ok(self) -> bool:
@@ -67,8 +88,8 @@ class TaskResult:
 
     @property
     def failures(self) -> list:
-        """``(test name, first line of its message)`` for every test that did not pass."""
-        return [(t["name"], first_line(t.get("message", ""))) for t in self.tests
+        """``(test name, its message)`` for every test that did not pass."""
+        return [(t["name"], (t.get("message") or "").strip()) for t in self.tests
                 if t.get("outcome") not in ("passed", "skipped")]
 
     @property
@@ -84,7 +105,8 @@ class GradeResult:
     submission: str  # the file graded
     tasks: list
     isolation: str | None = None  # "bwrap" or "process": how the student's code was run
-    seed: int | None = None  # the seed of the test problems
+    seed: int | None = None  # the public seed of the test problems
+    message: str = ""  # why nothing was graded (a refused file, a syntax error), said once
 
     @property
     def score(self) -> float:
@@ -96,40 +118,51 @@ class GradeResult:
 
     @property
     def all_passed(self) -> bool:
-        return all(t.ok for t in self.tasks if t.graded)
+        return not self.message and all(t.ok for t in self.tasks if t.graded)
 
     def to_gradescope(self) -> dict:
-        """``{"score": ..., "tests": [{"name", "score", "max_score", "output", "status"}]}``."""
+        """Gradescope's ``results.json``: ``{"score", "output", "visibility", "tests": [{"name",
+        "score", "max_score", "output", "status", "visibility"}]}``.  A concept check's test is
+        ``after_due_date`` (its answers would otherwise be found by trying), the others ``visible``."""
         tests = []
         for t in self.tasks:
             if not t.graded:
                 continue
             lines = [f"{t.passed}/{t.total} tests passed" if t.total else t.status]
-            if t.message:
+            if t.message and not self.message:
                 lines.append(t.message)
             if len(t.failures) > 1:
                 lines.append("")
-                lines.extend(f"- {name}: {message}" for name, message in t.failures)
+                lines.extend(f"- {name}: {message}" for name, message in t.failures[1:])
             if t.notes:
                 lines.append("")
                 lines.extend(t.notes)
+            if t.output:
+                lines += ["", "What your code printed (public problems only):", t.output]
             tests.append({"name": f"Task {t.label}: {t.task.title}", "score": t.score, "max_score": t.max_score,
-                          "output": "\n".join(lines), "status": "passed" if t.ok else "failed"})
-        return {"score": self.score, "tests": tests}
+                          "output": "\n".join(lines), "status": "passed" if t.ok else "failed",
+                          "visibility": t.task.visibility})
+        out = {"score": self.score, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
+        if self.message:
+            out["output"] = self.message
+        return out
 
     def write_results(self, path) -> Path:
         path = Path(path)
         path.write_text(json.dumps(self.to_gradescope(), indent=2) + "\n", encoding="utf-8")
         return path
 
-    def table(self, width: int = 100) -> str:
+    def table(self, width: int = WIDTH) -> str:
         """A score table: one row per task, then every failed check of each task that lost
-        points (the first in full, the others in a line each)."""
+        points, each message in full (wrapped), and what the task's code printed."""
         hw = self.homework
         rows = [f"{hw.name} -- Lesson {hw.lesson}: {hw.title}", f"submission: {self.submission}"]
         if self.isolation == "process":
-            rows.append("(your code ran in a process of its own, without bubblewrap: fine for checking your own "
-                        "work; the course's autograder isolates it further)")
+            rows += wrap("(your code ran in a process of its own, without bubblewrap: fine for checking your own "
+                         "work, but no boundary -- the course's autograder runs it inside bubblewrap)", width)
+        if self.message:
+            rows.append("")
+            rows += wrap(self.message, width)
         rows.append("")
         head = f"{'task':<6}{'':<56}{'points':>10}  {'result':<16}"
         rows += [head, "-" * len(head)]
@@ -144,19 +177,20 @@ class GradeResult:
         ungraded = [t for t in self.tasks if not t.graded]
         if ungraded:
             rows.append("")
-            rows.append(f"Task {', '.join(t.label for t in ungraded)}: scored only by the course's autograder (its "
-                        f"tests need the instructor's files), so not in this total.")
+            rows += wrap(f"Task {', '.join(t.label for t in ungraded)}: scored only by the course's autograder (its "
+                         f"tests need the instructor's files), so not in this total.", width)
         for t in self.tasks:
-            if t.graded and not t.ok and t.message:
+            if t.graded and not t.ok and t.message and not self.message:
                 rows.append("")
                 message = re.sub(rf"^Task {re.escape(t.label)}:? ", "", t.message.strip())  # said once, below
-                # indented continuation lines: nothing a message says can pass for a row of the table
-                rows.append(f"Task {t.label}: " + shorten(message, width * 4).replace("\n", "\n    "))
-                others = t.failures[1:]
-                for name, line in others:
-                    rows.append(f"  - {name}: {shorten(line, width - 6 - len(name))}")
+                rows += wrap(f"Task {t.label}: {message}", width)
+                for name, text in t.failures[1:]:
+                    rows += wrap(f"- {name}: {text}", width, indent="  ", subsequent="      ")
             for note in t.notes:
-                rows.append(f"Task {t.label}: " + shorten(note, width * 2).replace("\n", "\n    "))
+                rows += wrap(f"Task {t.label}: {note}", width)
+            if t.output:
+                rows += ["", f"Task {t.label}: what your code printed (public problems only):"]
+                rows += ["  | " + line for line in t.output.splitlines()]
         return "\n".join(rows)
 
 
@@ -169,22 +203,105 @@ def first_line(text: str) -> str:
     return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
 
 
-def shorten(text: str, limit: int) -> str:
+def wrap(text: str, width: int = WIDTH, indent: str = "", subsequent: str = "    ") -> list[str]:
+    """``text`` (at most :data:`MESSAGE_SHOWN` characters) wrapped to ``width``, every line after
+    the first indented: nothing a message says can pass for a row of the table."""
     text = (text or "").strip()
-    limit = max(limit, 20)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) > MESSAGE_SHOWN:
+        text = text[:MESSAGE_SHOWN - 5] + " [...]"
+    lines = []
+    for k, paragraph in enumerate(text.splitlines() or [""]):
+        first = indent if k == 0 else subsequent
+        lines += textwrap.wrap(paragraph, width, initial_indent=first, subsequent_indent=subsequent,
+                               break_long_words=True, break_on_hyphens=False) or [first.rstrip()]
+    return lines
+
+
+# ---- reading a submission ------------------------------------------------------------------------------------
+def read_submission(path, folder=None) -> bytes:
+    """The bytes of the submission at ``path``: a regular file, not a link, inside ``folder``
+    (default: its own folder), read once with ``O_NOFOLLOW``.  Raises :class:`SubmissionRefused`
+    saying why not."""
+    path = Path(path)
+    shown = str(path)
+    if path.suffix == ".ipynb":
+        raise SubmissionRefused(f"{shown} is a notebook: export it to .py (in Jupyter: File > Save and Export "
+                                f"Notebook As > Executable Script, or `jupyter nbconvert --to script`), then "
+                                f"submit the .py file")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise SubmissionRefused(f"{shown}: no such file") from None
+    except OSError as e:
+        raise SubmissionRefused(f"{shown} cannot be read: {e.strerror}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise SubmissionRefused(f"{shown} is a symbolic link, not your file: submit the file itself (a link is "
+                                f"not graded, whatever it points to)")
+    if stat.S_ISDIR(info.st_mode):
+        raise SubmissionRefused(f"{shown} is a folder: submit your .py file itself")
+    if not stat.S_ISREG(info.st_mode):
+        raise SubmissionRefused(f"{shown} is not a regular file (a device, a pipe or a socket): submit your .py "
+                                f"file itself")
+    base = Path(folder) if folder is not None else path.parent
+    real, real_base = os.path.realpath(path), os.path.realpath(base)
+    if not (real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)):
+        raise SubmissionRefused(f"{shown} resolves to {real}, outside the submission's folder {real_base}: "
+                                f"submit the file itself")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:  # replaced by a link between the look and the read
+        raise SubmissionRefused(f"{shown} cannot be opened as a regular file ({e.strerror})") from None
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            raise SubmissionRefused(f"{shown} is not a regular file: submit your .py file itself")
+        if opened.st_size > MAX_SUBMISSION_BYTES:
+            raise SubmissionRefused(f"{shown} is {opened.st_size} bytes: a homework file is at most "
+                                    f"{MAX_SUBMISSION_BYTES} bytes")
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_SUBMISSION_BYTES:
+                raise SubmissionRefused(f"{shown} is larger than {MAX_SUBMISSION_BYTES} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def check_source(data: bytes, shown: str) -> str | None:
+    """Why ``data`` cannot be a homework file (not UTF-8, a syntax error), or None."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"{shown} is not UTF-8 text (byte {e.start}): save it as UTF-8"
+    try:
+        compile(text, shown, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
+        code = f": {e.text.strip()}" if e.text and e.text.strip() else ""
+        return (f"your file has a syntax error, so none of it can run and every task scores 0: "
+                f"{type(e).__name__}: {e.msg} ({where}{code})")
+    except ValueError as e:  # a null byte
+        return f"your file cannot be compiled: {e}"
+    return None
 
 
 # ---- the pytest run ----------------------------------------------------------------------------------
+def _env() -> dict:
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg",
+               PYTHONIOENCODING="utf-8", PYTHONHASHSEED="0", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
 def _run(cmd: list, cwd: Path, timeout: float, log: Path) -> int | None:
     """Run ``cmd`` with its output to ``log``; kill its whole process group at ``timeout``.
     Returns the exit code, or None if it was killed."""
-    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg",
-               PYTHONIOENCODING="utf-8")
-    env.pop("PYTEST_ADDOPTS", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
+                                env=_env(), start_new_session=True)
         try:
             return proc.wait(timeout=timeout)
         except BaseException as e:  # the time limit (or an interrupt): stop the run and all it started
@@ -213,6 +330,19 @@ def _read_json(path: Path):
         return None
 
 
+def _output(data: dict, marker: str, tests: list) -> str:
+    """What the task's code printed: at import, then test by test (public problems only)."""
+    parts = []
+    imported = (data.get("import_output") or {}).get(marker)
+    if imported:
+        parts.append(f"[while your file was imported]\n{imported.rstrip()}")
+    for t in tests:
+        if t.get("output"):
+            parts.append(f"[{t['name']}]\n{t['output'].rstrip()}")
+    text = printable("\n".join(parts))
+    return text if len(text) <= OUTPUT_SHOWN else text[:OUTPUT_SHOWN] + "\n[... more output cut]"
+
+
 def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, why: str) -> TaskResult:
     marker = hw.marker(task)
     result = TaskResult(task, hw.label(task), 0.0, task.points, "error")
@@ -230,12 +360,17 @@ def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, 
             running = data.get("running") == c["nodeid"]
             msg = (why if running else "not run: the test run ended before reaching this test")
             t = {"nodeid": c["nodeid"], "name": c["name"], "task": marker, "outcome": "failed", "message": msg,
-                 "forbidden": False, "notes": [], "seconds": 0.0}
+                 "forbidden": False, "notes": [], "seconds": 0.0, "secret": c.get("secret", False),
+                 "check": c.get("check", c["name"]), "problems": c.get("problems")}
         tests.append(t)
     result.tests = tests
-    result.total = len(tests)
-    result.passed = sum(t["outcome"] == "passed" for t in tests)
+    checks: dict = {}  # a check is one test function: passed when it passed on every problem it was given
+    for t in tests:
+        checks.setdefault(t.get("check", t["name"]), []).append(t["outcome"] == "passed")
+    result.total = len(checks)
+    result.passed = sum(all(ok) for ok in checks.values())
     result.seconds = round(sum(t.get("seconds", 0.0) for t in tests), 2)
+    result.output = _output(data, marker, tests)
     failing = [t for t in tests if t["outcome"] != "passed"]
     forbidden = [t for t in tests if t.get("forbidden")]
     if forbidden:
@@ -249,38 +384,57 @@ def _task_result(hw: Homework, task: Task, data: dict | None, code: int | None, 
     return result
 
 
+def _nothing_graded(hw: Homework, chosen, shown: str, message: str, status: str, isolation=None) -> GradeResult:
+    tasks = [TaskResult(t, hw.label(t), 0.0, t.points, status, message=message) for t in chosen]
+    return GradeResult(hw, shown, tasks, isolation, None, message)
+
+
+def secret_file(folder: Path | None) -> Path | None:
+    """The instructor folder's ``secret.json`` (beside the homework folders), or None."""
+    if folder is None:
+        return None
+    path = folder.parent / SECRET_FILE
+    return path if path.is_file() else None
+
+
 def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, reference: bool = False,
           task_timeout: float = TASK_TIMEOUT, test_timeout: float = CALL_TIMEOUT,
-          probe_timeout: float = STARTUP_TIMEOUT, isolation: str = "auto", seed: int | None = None) -> GradeResult:
+          probe_timeout: float = STARTUP_TIMEOUT, isolation: str = "auto", seed: int | None = None,
+          folder=None) -> GradeResult:
     """Grade ``submission`` (a path), or with ``reference=True`` the instructor's reference solution.
 
     Parameters
     ----------
     homework : str
-        ``"hw08"``.
+        ``"hw08"`` (or ``"hw8"``).
     submission : path
-    tasks : iterable of int, optional
-        Task numbers to grade (default: all).  Tasks left out are not in the result.
+        A regular ``.py`` file (not a link) inside ``folder``.
+    tasks : iterable of int or str, optional
+        Task numbers (``1``) or labels (``"8.1"``) to grade (default: all).  Tasks left out
+        are not in the result.
     instructor : path, optional
-        The folder holding each homework's instructor files (``<instructor>/hw08/``);
-        default ``$MINITF_INSTRUCTOR``.  Without it, tasks that need them are not graded.
+        The folder holding each homework's instructor files (``<instructor>/hw08/``) and the
+        course's ``secret.json``; default ``$MINITF_INSTRUCTOR``.  Without it, tasks that need
+        it are not graded and only the public problems are drawn.
     task_timeout, test_timeout, probe_timeout : float
-        Seconds allowed for all of a task's calls into the student's code, for one call,
-        and for importing the file.
+        Seconds allowed for all of a task's calls into the student's code that finish, for
+        one call, and for importing the file.  A call that times out fails its test; after
+        three of them a task's remaining tests are not run.
     isolation : "auto", "bwrap" or "process"
         The student's process inside bubblewrap (``"auto"``: where it is installed), or
         an ordinary process (:mod:`minitf.grading.workers`).  With the instructor files,
         ``"auto"`` insists on bubblewrap: only ``isolation="process"``, asked for by name,
         runs hidden tests without it (an ordinary process is not a boundary).
+    seed : int, optional
+        The public seed of the test problems (default :data:`~.problems.PUBLIC_SEED`).
+    folder : path, optional
+        The submission's folder: ``submission`` must resolve inside it (default: its own folder).
 
     Raises
     ------
     RuntimeError
         When the grader's own test run fails (it never runs the student's code, so this is
         a broken installation, not a bad submission), or bubblewrap is needed and missing.
-    seed : int, optional
-        The seed of the test problems; by default a fresh one per run, so that answers
-        cannot be recorded beforehand and replayed.
 
     Returns
     -------
@@ -289,56 +443,112 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
     hw = get_homework(homework)
     if importlib.util.find_spec("pytest") is None:  # pytest is a dependency of minitf; this is for broken installs
         raise RuntimeError("grading runs the homework's tests with pytest, which is not installed: pip install pytest")
-    chosen = hw.tasks if tasks is None else tuple(hw.task(int(k)) for k in tasks)
+    chosen = hw.tasks if tasks is None else tuple(hw.task(k) for k in tasks)
     for name, value in (("task_timeout", task_timeout), ("test_timeout", test_timeout),
                         ("probe_timeout", probe_timeout)):
         check_number(name, value, 0, None, low_open=True, hint="seconds")
-    folder = hw.instructor_dir(instructor)
-    if instructor is not None and folder is None:
+    base = hw.instructor_dir(instructor)
+    if instructor is not None and base is None:
         raise FileNotFoundError(f"instructor: expected a folder holding {hw.name}/, got {str(instructor)!r}")
     if reference:
         if submission is not None:
             raise ValueError("give a submission or reference=True, not both")
-        if folder is None or not (folder / "reference.py").is_file():
+        if base is None or not (base / "reference.py").is_file():
             raise FileNotFoundError(f"the reference solution is instructor material: give the instructor folder "
                                     f"(--instructor DIR or ${INSTRUCTOR_ENV}) holding {hw.name}/reference.py")
-        submission = folder / "reference.py"
+        submission = base / "reference.py"
     if submission is None:
         raise ValueError("submission: expected a Python file")
-    path = Path(submission).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"submission: expected a Python file, got {str(submission)!r} (no such file)")
     shown = "reference solution" if reference else str(submission)
-    hidden = folder / "tests.py" if folder is not None and (folder / "tests.py").is_file() else None
+    hidden = base / "tests.py" if base is not None and (base / "tests.py").is_file() else None
+    secret = secret_file(base)
+    if base is not None and secret is None:
+        raise FileNotFoundError(f"instructor: {base.parent} holds no {SECRET_FILE}, the seed of the secret problems "
+                                f"(`minitf homework secret --instructor {base.parent}` writes one, once per course)")
     isolation = resolve_isolation(isolation, needs_boundary=hidden is not None)
-    seed = secrets.randbelow(2 ** 31) if seed is None else check_int("seed", seed, low=0)
+    seed = None if seed is None else check_int("seed", seed, low=0)
+    try:
+        data = read_submission(submission, folder)
+    except SubmissionRefused as e:
+        return _nothing_graded(hw, chosen, shown, f"not graded: {e}", "refused", isolation)
+    problem = check_source(data, shown)
+    if problem is not None:
+        return _nothing_graded(hw, chosen, shown, problem, "error", isolation)
     graded = [t for t in chosen if hidden is not None or not t.autograder_only]
     results = {}
     if graded:
         with tempfile.TemporaryDirectory(prefix=f"minitf-grade-{hw.name}-") as tmp:
             workdir = Path(tmp)
+            copy = workdir / "submission" / hw.filename  # the bytes read once: all that is graded
+            copy.parent.mkdir()
+            copy.write_bytes(data)
             (workdir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
             report, log = workdir / "report.json", workdir / "pytest.log"
             files = [str(f) for f in hw.test_files] + ([str(hidden)] if hidden is not None else [])
             cmd = [sys.executable, "-m", "pytest", *files, "-c", str(workdir / "pytest.ini"), "--rootdir",
                    str(workdir), "-p", "minitf.grading.plugin", "-p", "no:cacheprovider", "-q",
-                   "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(path),
+                   "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(copy),
                    "--homework-report", str(report), "--homework-call-timeout", f"{test_timeout:g}",
                    "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}",
-                   "--homework-isolation", isolation, "--homework-seed", str(seed)]
-            for secret in (folder.parent if folder is not None else None, instructor):  # out of the student's sight
-                if secret is not None:
-                    cmd += ["--homework-hide", str(Path(secret).resolve())]
-            limit = len(graded) * (task_timeout + probe_timeout) + 120
+                   "--homework-isolation", isolation]
+            if seed is not None:
+                cmd += ["--homework-seed", str(seed)]
+            if secret is not None:
+                cmd += ["--homework-secret", str(secret)]
+            for path in {p for p in (base.parent if base is not None else None, instructor) if p is not None}:
+                cmd += ["--homework-hide", str(Path(path).resolve())]  # out of the student's sight
+            limit = len(graded) * (task_timeout + 3 * test_timeout + probe_timeout) + 120
             code = _run(cmd, workdir, limit, log)
-            data = _read_json(report)
-            if code is None or data is None or not data.get("collected"):
+            report_data = _read_json(report)
+            if code is None or report_data is None or not report_data.get("collected"):
                 # the student's code never runs in that process: a run without a report is the grader's own failure
                 how = f"killed after {limit:g} s" if code is None else f"exit code {code}"
                 raise RuntimeError(f"the grader's own test run failed ({how}), so nothing was graded; its last "
                                    f"output:\n{_tail(log)}")
             why = f"the grader's test run ended before this test finished (exit code {code})"
             for t in graded:
-                results[t.number] = _task_result(hw, t, data, code, why)
+                results[t.number] = _task_result(hw, t, report_data, code, why)
     out = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only") for t in chosen]
     return GradeResult(hw, shown, out, isolation, seed)
+
+
+def submissions_in(folder) -> list[Path]:
+    """The files of a folder of submissions, one per student, sorted by name (hidden files and
+    sub-folders left out; links and other non-files kept, to be refused by name)."""
+    folder = Path(folder)
+    return sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not (p.is_dir() and
+                                                                                      not p.is_symlink()))
+
+
+def grade_folder(homework, folder, **kwargs) -> dict[str, GradeResult]:
+    """Grade every submission in ``folder`` (:func:`submissions_in`): ``{student: result}``, the
+    student being the file's name without its suffix.  Each file is graded as by :func:`grade`
+    (``kwargs``), a refused one scoring 0 with the reason."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"expected a folder of submissions, got {str(folder)!r}")
+    out = {}
+    for path in submissions_in(folder):
+        student = path.name[: -len(path.suffix)] if path.suffix else path.name
+        if student in out:
+            student = path.name
+        out[student] = grade(homework, path, folder=folder, **kwargs)
+    return out
+
+
+def gradebook(results: dict, path) -> Path:
+    """Write ``{student: GradeResult}`` as a CSV gradebook: one row per student, one column per
+    task (its points), the total, and why a file was not graded."""
+    import csv
+
+    path = Path(path)
+    rows = list(results.items())
+    tasks = rows[0][1].tasks if rows else []
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student"] + [f"{t.label} ({t.max_score:g})" for t in tasks]
+                        + [f"total ({rows[0][1].max_score:g})" if rows else "total", "note"])
+        for student, result in rows:
+            scores = [f"{t.score:g}" if t.graded else "" for t in result.tasks]
+            writer.writerow([student] + scores + [f"{result.score:g}", first_line(result.message)])
+    return path

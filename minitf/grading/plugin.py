@@ -16,12 +16,16 @@ Options
     How the student's process is isolated (:mod:`minitf.grading.workers`), and what it
     must not see (the instructor folder).
 ``--homework-seed N``
-    The seed of the test problems (the ``homework_seed`` fixture).  ``minitf grade`` draws a
-    fresh one per run, so the answers cannot be recorded beforehand and replayed.
+    The public seed of the test problems (default :data:`~.problems.PUBLIC_SEED`).
+``--homework-secret FILE``
+    The instructor folder's ``secret.json``: every test that takes ``homework_seed`` runs on
+    problems drawn from it too (:mod:`.problems`).  Read in this process only.
 
-It registers the task markers (``pytest -m hw08_task3`` runs one task) and provides the
-``submission`` fixture: the student's file as seen by the requesting test's task, whose
-functions run in the student's own process (:mod:`minitf.grading.workers`).
+It registers the task markers (``pytest -m hw08_task3`` runs one task) and
+provides two fixtures: ``submission``, the student's file as seen by
+the requesting test's task, whose functions run in the student's own process
+(:mod:`minitf.grading.workers`), and ``homework_seed``, the seed of the test's problems
+(:class:`~.problems.ProblemSeed`: the public one, or for ``test_x[secret]`` the secret one).
 
 The module imports nothing heavy: pytest loads it at start-up in every run.
 """
@@ -37,7 +41,7 @@ import pytest
 
 from . import get_homework, homeworks
 
-REPORT_VERSION = 2
+REPORT_VERSION = 3
 
 
 def pytest_addoption(parser):
@@ -55,11 +59,15 @@ def pytest_addoption(parser):
                     help="the student's process inside bubblewrap, or an ordinary process (default: auto)")
     group.addoption("--homework-hide", metavar="PATH", action="append", default=[],
                     help="a path the student's process must not see (repeatable)")
-    group.addoption("--homework-seed", metavar="N", type=int, default=0,
-                    help="the seed of the test problems (default: 0)")
+    group.addoption("--homework-seed", metavar="N", type=int, default=None,
+                    help="the public seed of the test problems (default: 0)")
+    group.addoption("--homework-secret", metavar="FILE", default=None,
+                    help="the instructor's secret.json: the tests that take homework_seed run on its problems too")
 
 
 def pytest_configure(config):
+    from .problems import load_secret
+
     for hw in homeworks().values():
         for task in hw.tasks:
             config.addinivalue_line("markers", f"{hw.marker(task)}: {hw.name} task {hw.label(task)}, {task.title}")
@@ -71,6 +79,11 @@ def pytest_configure(config):
         if value is not None and not value > 0:
             flag = "--" + name.replace("_", "-")
             raise pytest.UsageError(f"{flag}: expected a positive number of seconds, got {value}")
+    secret = config.getoption("homework_secret")
+    try:
+        config.stash[_SECRET] = load_secret(secret) if secret else None
+    except (OSError, ValueError) as e:
+        raise pytest.UsageError(f"--homework-secret: {e}") from None
     config.stash[_STATE] = _State(config)
     report = config.getoption("homework_report")
     if report:
@@ -152,6 +165,7 @@ class _State:
 
 
 _STATE = pytest.StashKey[_State]()
+_SECRET = pytest.StashKey[object]()
 
 
 class TaskSubmission:
@@ -194,20 +208,77 @@ class TaskSubmission:
         return list(self._check(name).get("parameters", []))
 
     def run(self, runner: str, *args, **kwargs):
-        """Run ``runner`` of the homework's ``runs`` module in the student's process, with
-        ``Student("name")`` arguments standing for the student's functions; its result, as data."""
-        from .workers import ForbiddenCall
+        """Run ``runner`` of the homework's ``runs`` module, here in the grader's process, with
+        each ``Student("name")`` argument standing for the student's function (a proxy: the
+        calls run in the student's process, arguments and results cross by value)."""
+        import importlib
+
+        from .wire import Student
 
         if self.findings:
+            from .workers import ForbiddenCall
+
             raise ForbiddenCall(f"{self.label} gets no credit: {'; '.join(self.findings)}. This task asks you to "
                                 f"write that yourself, so its tests do not run.")
-        return self.worker.request("run", runner, args, kwargs).get("ok")
+
+        def resolve(value):
+            if isinstance(value, Student):
+                return self.function(value.name)
+            if type(value) in (list, tuple):
+                return type(value)(resolve(v) for v in value)
+            if type(value) is dict:
+                return {k: resolve(v) for k, v in value.items()}
+            return value
+
+        runs = importlib.import_module(self.homework.runs_module)
+        return getattr(runs, runner)(*resolve(args), **resolve(kwargs))
 
 
-@pytest.fixture(scope="session")
-def homework_seed(request) -> int:
-    """The seed of this run's test problems (``--homework-seed``)."""
-    return request.config.getoption("homework_seed")
+def pytest_generate_tests(metafunc):
+    """A test that draws its problems from ``homework_seed`` runs on the public problems and,
+    where the secret seed is known (``--homework-secret``), on the secret ones:
+    ``test_x[public]``, ``test_x[secret]``."""
+    if "homework_seed" not in metafunc.fixturenames or "submission" not in metafunc.fixturenames:
+        return
+    kinds = ["public"] + (["secret"] if metafunc.config.stash.get(_SECRET, None) is not None else [])
+    metafunc.parametrize("homework_seed", kinds, indirect=True, ids=kinds)
+
+
+@pytest.fixture
+def homework_seed(request):
+    """The seed of this test's problems: a :class:`~minitf.grading.problems.ProblemSeed`, the
+    public one (``--homework-seed``) or, for ``test_x[secret]``, the homework's secret one."""
+    from .problems import PUBLIC_SEED, ProblemSeed, homework_secret
+
+    public = request.config.getoption("homework_seed")
+    public = PUBLIC_SEED if public is None else public
+    if getattr(request, "param", "public") == "secret":
+        hw = _homework_of(request.node)
+        return ProblemSeed(homework_secret(request.config.stash[_SECRET], hw.name if hw else "", public), secret=True)
+    return ProblemSeed(public)
+
+
+def is_secret(item) -> bool:
+    """The test runs on a secret problem (``test_x[secret]``)."""
+    return problems_of(item) == "secret"
+
+
+def problems_of(item) -> str | None:
+    """``"public"`` or ``"secret"`` for a test parametrized over its problems, else None."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("homework_seed") if callspec is not None else None
+
+
+def check_of(item) -> str:
+    """The check a test run belongs to: its name without the problems' id (``test_x[public-3]``
+    and ``test_x[secret-3]`` are the one check ``test_x[3]``).  A check passes when every one of
+    its runs passes."""
+    kind = problems_of(item)
+    if kind is None:
+        return item.name
+    ids = item.callspec.id.split("-")
+    ids.remove(kind)
+    return item.originalname + (f"[{'-'.join(ids)}]" if ids else "")
 
 
 def pytest_runtest_teardown(item, nextitem):
@@ -259,7 +330,7 @@ class ReportWriter:
     def __init__(self, path: str, submission: str | None):
         self.path = Path(path)
         self.data = {"version": REPORT_VERSION, "submission": submission, "collected": [], "tests": {},
-                     "errors": [], "running": None, "finished": False, "exitstatus": None}
+                     "errors": [], "running": None, "finished": False, "exitstatus": None, "import_output": {}}
         self._started: dict[str, float] = {}
 
     def _write(self):
@@ -287,7 +358,8 @@ class ReportWriter:
         if shared:  # results are recorded by test id: two tests of one name would share one result
             raise pytest.UsageError(f"homework tests must have distinct names across a homework's modules; "
                                     f"shared: {', '.join(shared)}")
-        self.data["collected"] = [{"nodeid": item.nodeid, "name": item.name, "task": self._task(item)}
+        self.data["collected"] = [{"nodeid": item.nodeid, "name": item.name, "task": self._task(item),
+                                   "secret": is_secret(item), "check": check_of(item), "problems": problems_of(item)}
                                   for item in session.items]
         self._write()
 
@@ -300,9 +372,11 @@ class ReportWriter:
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
+        secret = is_secret(item)
         entry = self.data["tests"].setdefault(item.nodeid, {
-            "nodeid": item.nodeid, "name": item.name, "task": self._task(item),
-            "outcome": "passed", "message": "", "forbidden": False, "notes": [], "seconds": 0.0})
+            "nodeid": item.nodeid, "name": item.name, "task": self._task(item), "secret": secret,
+            "check": check_of(item), "problems": problems_of(item),
+            "outcome": "passed", "message": "", "forbidden": False, "notes": [], "seconds": 0.0, "output": ""})
         if call.when == "call":
             entry["notes"] = [str(v) for k, v in item.user_properties if k == "note"]
         if report.failed and entry["outcome"] == "passed":
@@ -319,6 +393,28 @@ class ReportWriter:
         elif report.skipped and entry["outcome"] == "passed":
             entry["outcome"] = "skipped"
             entry["message"] = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
+        if call.when == "teardown":  # the test is over: what the student's code printed during it
+            self._collect_output(item, entry, secret)
+
+    def _collect_output(self, item, entry: dict, secret: bool) -> None:
+        from .problems import secret_message
+
+        if secret:
+            # nothing of a secret problem reaches the student: no numbers, no printed inputs
+            entry["message"] = secret_message(entry["message"]) if entry["outcome"] != "passed" else ""
+            entry["notes"] = []
+        state = item.config.stash.get(_STATE, None)
+        hw = _homework_of(item)
+        task = _task_of(item, hw) if hw else None
+        worker = state.workers.get((hw.name, task.number)) if state is not None and task is not None else None
+        if worker is None:
+            return
+        printed = worker.take_output()
+        if printed:
+            entry["output"] = "(not shown: printed during a secret problem)" if secret else "".join(printed)
+        marker = hw.marker(task)
+        if worker.import_output and marker not in self.data["import_output"]:
+            self.data["import_output"][marker] = worker.import_output
 
     def pytest_runtest_logfinish(self, nodeid, location):
         self.data["running"] = None

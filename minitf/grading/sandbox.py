@@ -1,52 +1,54 @@
 """The student's process: where a submission's code runs, and the only place it runs.
 
-The grader starts one such process per task (``python -m minitf.grading.sandbox CONFIG``)
-and talks to it over two pipes in :mod:`minitf.grading.wire` messages (data only).  Where
-bubblewrap is installed the grader starts it inside ``bwrap`` (:mod:`.workers`): a read-only
-view of the machine with the instructor files, the grader's own files and minitf's source
-hidden, no network, no other process visible, no capabilities -- the operating system's
-boundary.  Either way the process
+The grader (:mod:`.workers`) starts one such process per task and talks to it over two pipes
+in :mod:`.wire` messages (data only).  This file and ``wire.py`` are all of minitf the process
+holds: it runs them as copies in a folder of their own (``python -I -S sandbox.py CONFIG``),
+with the standard library and NumPy on ``sys.path`` and nothing else -- no site-packages,
+no minitf, no working directory.
 
-1. limits itself: address space, CPU time and file size (``resource.setrlimit``), one BLAS
-   thread;
-2. sends its own output to a log file (a print cannot disturb the pipes);
-3. imports minitf's model code while it still may;
-4. switches off the minitf functions the task asks the student to write: each forbidden
-   function's code is replaced, in place, by code that raises ``PermissionError`` -- so
-   every reference to it, however hidden (a dict, a closure, a default argument), runs
-   the replacement -- and reports the call to the grader;
-5. installs an audit hook (:pep:`578`; it cannot be removed) that refuses, from then on:
-   opening files outside the task's directory and the Python installation (and minitf's
-   own source, and anything under ``/proc``), writing anywhere but the task's directory,
-   starting processes, sending signals, sockets, ``ctypes``, raising resource limits and
-   replacing a function's code;
-6. imports the submission, says whether that worked, and serves calls until the grader
-   closes the pipe.
+**The boundary is the file system** (where bubblewrap is installed, always for graded work):
+the process runs inside ``bwrap`` and sees only an allow-list (:func:`.workers.bwrap_command`)
+-- the interpreter, the standard library, NumPy, the system's shared libraries, this folder
+and its own work folder.  torch, scipy, minitf, the instructor files and the repository are
+not there to import or to read, whatever the submission does to the code below.
 
-Scores, expected values and reports never exist in this process: the grader computes them
-from what comes back.  Without bubblewrap, steps 4 and 5 are a guard against a student's
-tricks inside Python, not a boundary: a determined student with the whole Python language
-can get round an audit hook.  Graded work (the autograder) runs inside ``bwrap``.
+**The guard is a second line**, in this process, that explains a refusal clearly:
+
+1. limits: address space, CPU time and file size (``resource.setrlimit``), one BLAS thread;
+2. its own output goes to a log file (a print cannot disturb the pipes); the grader reads it;
+3. an import hook refuses what is not the standard library or NumPy, naming why
+   (``import torch``: automatic differentiation is not available; ``import minitf``: the
+   homework is written with NumPy alone);
+4. an audit hook (:pep:`578`) refuses opening files outside the task's folder, the Python
+   installation and NumPy (and anything under ``/proc``), writing anywhere but the task's
+   folder, starting processes, sending signals, sockets, ``ctypes``, raising resource limits,
+   walking the garbage collector's objects and replacing a function's code;
+5. the submission is imported; the process says whether that worked and serves calls
+   until the grader closes the pipe.
+
+Without bubblewrap only the guard stands, and it lives in the student's own interpreter: a
+submission can switch it off.  That is fine for checking one's own work and no boundary for
+grading (the grader insists on bubblewrap when it holds the instructor files).
+
+A minitf object a test hands to the student's code (a model, an attention layer) stays in
+the grader's process: here it is a :class:`RemoteObject` with the object's data (its
+configuration, its weights as copies) and a stub for each allowed method, which asks the
+grader to run it (a *callback*) and returns the result by value.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import linecache
 import os
 import sys
-import sysconfig
 import time
-from pathlib import Path
 
-# minitf's model code, imported before the audit hook closes minitf's source (the
-# submission may use any of it; nothing here imports the homework's tests or references)
-PREIMPORT = ("minitf", "minitf.attention", "minitf.blocks", "minitf.checks", "minitf.config", "minitf.data",
-             "minitf.decoding", "minitf.gradcheck", "minitf.layers", "minitf.loss", "minitf.masks",
-             "minitf.models", "minitf.module", "minitf.optim", "minitf.schedules", "minitf.data.tasks",
-             "minitf.training", "minitf.checkpoint")
-FORBIDDEN_EVENT = "minitf.grading.forbidden"
+if __package__:  # imported as minitf.grading.sandbox (the grader's own tests)
+    from . import wire
+else:  # run as a script in the student's process: wire.py is beside this file, NumPy on the config's path
+    sys.path[:] = [os.path.dirname(os.path.abspath(__file__)), *json.loads(sys.argv[1])["sys_path"]]
+    import wire
+
+    del sys.path[0]
 
 _BLOCKED_EVENTS = {
     "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
@@ -60,30 +62,57 @@ _BLOCKED_IMPORTS = {"ctypes", "_ctypes", "_posixsubprocess", "multiprocessing", 
                     "socket", "_socket", "ssl", "_ssl", "mmap", "_xxsubinterpreters", "_testcapi", "sqlite3",
                     "_sqlite3"}
 # automatic differentiation would write a homework's backward for the student
-_AUTODIFF_IMPORTS = {"torch", "functorch", "jax", "jaxlib", "tensorflow", "autograd", "mxnet", "paddle", "theano",
-                     "tinygrad", "chainer"}
+AUTODIFF = {"torch", "functorch", "jax", "jaxlib", "tensorflow", "autograd", "mxnet", "paddle", "theano",
+            "tinygrad", "chainer"}
 # events whose first argument is a path that must lie inside the task's directory
 _PATH_EVENTS = {"os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown", "os.truncate", "os.utime",
                 "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.rmtree", "os.listxattr"}
 _TWO_PATH_EVENTS = {"os.rename", "shutil.copyfile", "shutil.copymode", "shutil.copystat", "shutil.move"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+SUBMISSION_MODULE = "submission"
 
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def refusal(name: str) -> str | None:
+    """Why ``import name`` is refused in a submission, or None if it is allowed (the standard
+    library, NumPy, the submission itself)."""
+    top = name.partition(".")[0]
+    if top == "minitf":
+        return (f"import {name}: minitf is not available to your code while it is graded -- the homework is "
+                f"written with NumPy and the standard library alone (write the few helpers you need, a "
+                f"softmax say, yourself)")
+    if top in AUTODIFF:
+        return (f"import {name}: automatic differentiation is not available to a homework submission; the "
+                f"backward is yours to write")
+    if top in ("numpy", SUBMISSION_MODULE, "wire", "__main__") or top in sys.stdlib_module_names:
+        return None
+    return f"import {name}: only the standard library and NumPy are available to a homework submission"
+
+
+class ImportGuard:
+    """The import hook (first on ``sys.meta_path``): refuses, with its reason, every module that
+    is not the standard library or NumPy.  A second line: inside bubblewrap those modules are
+    not on the file system at all."""
+
+    def find_spec(self, name, path=None, target=None):
+        why = refusal(name)
+        if why is not None:
+            raise ModuleNotFoundError(why, name=name)
+        return None  # the ordinary finders take it from here
+
+    def invalidate_caches(self):
+        pass
+
+
 class Guard:
     """The audit hook: refuses what a submission has no business doing (see the module docstring)."""
 
-    def __init__(self, workdir: str, minitf_dir: str):
+    def __init__(self, workdir: str, readable):
         self.workdir = os.path.realpath(workdir)
-        self.minitf_dir = os.path.realpath(minitf_dir)
-        paths = sysconfig.get_paths()
-        self.readable = sorted({os.path.realpath(p) for p in (
-            sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, paths["stdlib"],
-            paths["platstdlib"], paths["purelib"], paths["platlib"]) if p})
-        self.forbidden_calls: list[str] = []
+        self.readable = sorted({os.path.realpath(p) for p in readable if p})
 
     def _path(self, value) -> str | None:
         if isinstance(value, int):
@@ -105,10 +134,9 @@ class Guard:
     def _check_read(self, path: str) -> None:
         if _inside(path, self.workdir) or path == os.devnull:
             return
-        if _inside(path, "/proc") or _inside(path, self.minitf_dir) or \
-                not any(_inside(path, root) for root in self.readable):
-            raise PermissionError(f"open: a submission may not read {path!r} (only its own directory and "
-                                  f"the Python installation)")
+        if _inside(path, "/proc") or not any(_inside(path, root) for root in self.readable):
+            raise PermissionError(f"open: a submission may not read {path!r} (only its own directory, the "
+                                  f"standard library and NumPy)")
 
     def __call__(self, event: str, args: tuple) -> None:
         if event == "open":
@@ -120,15 +148,12 @@ class Guard:
                 resolved = self._path(path)
                 if resolved is not None:
                     self._check_read(resolved)
-        elif event == FORBIDDEN_EVENT:
-            self.forbidden_calls.append(str(args[0]))
         elif event in _BLOCKED_EVENTS or event.startswith("socket."):
             raise PermissionError(f"{event}: not allowed in a homework submission")
         elif event == "import" and args[0].split(".")[0] in _BLOCKED_IMPORTS:
             raise PermissionError(f"import {args[0]}: not allowed in a homework submission")
-        elif event == "import" and args[0].split(".")[0] in _AUTODIFF_IMPORTS:
-            raise PermissionError(f"import {args[0]}: automatic differentiation is not available to a homework "
-                                  f"submission; the backward is yours to write")
+        elif event == "import" and refusal(args[0]) is not None:
+            raise ModuleNotFoundError(refusal(args[0]), name=args[0])
         elif event == "object.__setattr__" and args[1] == "__code__":
             raise PermissionError("replacing a function's code is not allowed in a homework submission")
         elif event in _PATH_EVENTS:
@@ -138,45 +163,9 @@ class Guard:
             self._check_write(args[1], event)
 
 
-# ---- switching off what the task asks the student to write ---------------------------------------
-def _resolve(path: str):
-    """``"minitf.attention.MultiHeadAttention.backward"`` -> the object (a function)."""
-    parts = path.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:i]))
-        except ImportError:
-            continue
-        for attr in parts[i:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise LookupError(path)
-
-
-def switch_off(path: str, label: str) -> None:
-    """Replace the code of the function at ``path`` by code that reports the call and raises."""
-    fn = _resolve(path)
-    message = (f"{label} asks you to write this yourself: minitf's own {path} is switched off while your "
-               f"code runs (a submission that calls it gets no credit for the task)")
-    source = (f"def {fn.__name__}(*args, **kwargs):\n"
-              f"    import sys\n"
-              f"    sys.audit({FORBIDDEN_EVENT!r}, {path!r})\n"
-              f"    raise PermissionError({message!r})\n")
-    free = fn.__code__.co_freevars  # ("__class__",) in a method calling super(): the stub must have as many
-    if free:
-        source = ("def _closure():\n" + "".join(f"    {v} = None\n" for v in free)
-                  + "".join("    " + line + "\n" for line in source.splitlines())
-                  + f"        ({', '.join(free)},)\n    return {fn.__name__}\n")
-    namespace: dict = {}
-    exec(compile(source, f"<switched off: {path}>", "exec"), namespace)
-    stub = namespace["_closure"]() if free else namespace[fn.__name__]
-    fn.__code__ = stub.__code__  # every holder of this function object now runs the stub
-    fn.__defaults__ = fn.__kwdefaults__ = None
-
-
 def _close_escape_hatches() -> None:
     """Process and signal primitives that no audit event covers: gone from this process."""
-    import _posixsubprocess  # already loaded by the standard library's subprocess
+    import _posixsubprocess  # loaded by the standard library's subprocess machinery
     import signal
 
     def refused(*args, **kwargs):
@@ -208,13 +197,165 @@ def _redirect_output(log: str) -> None:
     os.close(fd)
 
 
-# ---- serving calls -------------------------------------------------------------------------------------
-def _import_submission(path: Path):
-    from .submission import describe_exception
+def _flush() -> None:
+    """The student's prints, out of Python's buffers into the log (the grader reads it after
+    every call)."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
 
-    spec = importlib.util.spec_from_file_location("submission", path)
+
+# ---- saying where in the file something went wrong --------------------------------------------------------
+def _where_in_file(exc: BaseException, path: str) -> str:
+    """' (line 12, in f: `x = 1/0`)' for the deepest frame of ``exc`` in ``path``."""
+    import traceback
+
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        text = (exc.text or "").strip()
+        return f" (line {exc.lineno}" + (f": {text}" if text else "") + ")"
+    real = os.path.realpath(path)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.realpath(f.filename) == real]
+    if not frames:
+        return ""
+    f = frames[-1]
+    line = (f.line or "").strip()
+    return f" (line {f.lineno}, in {f.name}" + (f": {line}" if line else "") + ")"
+
+
+def describe_exception(exc: BaseException, path) -> str:
+    """``TypeError: ... (line 12, in shift_right: ...)`` -- the exception and where in the file."""
+    text = (exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)).strip()
+    head = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return head + (_where_in_file(exc, str(path)) if path is not None else "")
+
+
+# ---- objects that stay in the grader -----------------------------------------------------------------------
+class Channel:
+    """The pipes to the grader, for the replies and for callbacks made while a call runs."""
+
+    def __init__(self, rfd: int, wfd: int):
+        self.rfd, self.wfd = rfd, wfd
+        self.calls = 0
+
+    def send(self, value) -> None:
+        wire.write_frame(self.wfd, wire.pack(value))
+
+    def receive(self):
+        frame = wire.read_frame(self.rfd)
+        return None if frame is None else wire.unpack(frame, remote=self.remote)
+
+    def remote(self, oid, kind, attrs, methods):
+        return RemoteObject(self, oid, kind, attrs, methods)
+
+    def callback(self, oid: int, kind: str, method: str, args, kwargs, training):
+        """Ask the grader to run ``method`` of its object ``oid``; its result, by value."""
+        self.calls += 1
+        self.send({"callback": {"object": oid, "method": method, "args": tuple(args), "kwargs": dict(kwargs),
+                                "training": training, "n": self.calls}})
+        reply = self.receive()
+        if not isinstance(reply, dict) or reply.get("n") != self.calls:
+            raise RuntimeError("the grader did not answer the call")
+        if "raised" in reply:
+            raise RemoteError(reply["raised"])
+        return reply.get("ok")
+
+
+class RemoteError(Exception):
+    """What the grader's object raised when the student's code called one of its methods."""
+
+
+class RemoteObject:
+    """A minitf object handed to the student's code, which stays in the grader's process.
+
+    Its data attributes (a model's ``config``, an attention layer's ``params`` and ``n_heads``)
+    are copies; each method the task allows (``model.forward``, ``model.encode``...) is a stub
+    that asks the grader to run it and returns what it returned, by value (a cache stays in
+    the grader and arrives as a placeholder).  ``train()``, ``eval()`` and ``evaluating()``
+    set the mode the grader runs this object's methods in: its own object never changes."""
+
+    def __init__(self, channel, oid, kind, attrs, methods):
+        attrs = dict(attrs)
+        config = attrs.pop("config", None)
+        state = {"_channel": channel, "_id": oid, "_kind": kind, "_methods": tuple(methods),
+                 "training": bool(attrs.pop("training", False)), **attrs}
+        if isinstance(config, dict):
+            state["config"] = Config(config)
+        self.__dict__.update(state)
+
+    def __getattr__(self, name):  # only for names not set above
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in self._methods:
+            return lambda *args, **kwargs: self._channel.callback(self._id, self._kind, name, args, kwargs,
+                                                                  self.training)
+        offered = ", ".join(sorted({*self._methods, *(k for k in self.__dict__ if not k.startswith("_"))}
+                                   | {"train", "eval", "evaluating"}))
+        raise AttributeError(f"the {self._kind} handed to your code offers {offered}; not {name!r} (what a task "
+                             f"asks you to write is not offered)")
+
+    def train(self, mode: bool = True):
+        self.__dict__["training"] = bool(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def evaluating(self):
+        import contextlib
+
+        @contextlib.contextmanager
+        def mode():
+            was = self.training
+            self.train(False)
+            try:
+                yield self
+            finally:
+                self.train(was)
+
+        return mode()
+
+    def __repr__(self) -> str:
+        return f"<{self._kind} (kept in the grader's process)>"
+
+
+class Config:
+    """A model's configuration, read-only: ``model.config.pad_id``."""
+
+    def __init__(self, values: dict):
+        self.__dict__.update(values)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the model's configuration is read-only")
+
+    def __repr__(self) -> str:
+        return f"Config({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
+
+
+def _returned(value):
+    """What comes back of an argument: remote objects as None (they stayed in the grader)."""
+    if isinstance(value, RemoteObject):
+        return None
+    if wire.is_namedtuple(value):
+        return type(value)(*(_returned(v) for v in value))
+    if type(value) in (list, tuple):
+        return type(value)(_returned(v) for v in value)
+    if type(value) is dict:
+        return {k: _returned(v) for k, v in value.items()}
+    return value
+
+
+# ---- serving calls -------------------------------------------------------------------------------------
+def _import_submission(path: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(SUBMISSION_MODULE, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["submission"] = module
+    sys.modules[SUBMISSION_MODULE] = module
     try:
         spec.loader.exec_module(module)
     except BaseException as e:  # SyntaxError, NameError, SystemExit... whatever the file raised
@@ -222,7 +363,7 @@ def _import_submission(path: Path):
     return module, None
 
 
-def _describe(name: str, obj) -> dict:
+def _describe(obj) -> dict:
     import inspect
 
     info = {"callable": callable(obj), "type": type(obj).__name__}
@@ -234,56 +375,34 @@ def _describe(name: str, obj) -> dict:
     return info
 
 
-def serve(rfd: int, wfd: int, module, runs, guard: Guard, path: Path) -> None:
-    from .submission import describe_exception
-    from .wire import Student, WireError, pack, read_frame, unpack, without_modules, write_frame
-
-    def student(value):
-        if isinstance(value, Student):
-            fn = getattr(module, value.name, None)
-            if not callable(fn):
-                raise LookupError(f"your file defines no function {value.name!r}")
-            return fn
-        if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
-            return type(value)(student(v) for v in value)
-        if type(value) is dict:
-            return {k: student(v) for k, v in value.items()}
-        return value
-
+def serve(channel: Channel, module, path: str) -> None:
     while True:
-        frame = read_frame(rfd)
-        if frame is None:
+        request = channel.receive()
+        if request is None:
             return
-        request = unpack(frame)
         op, name = request["op"], request.get("name")
-        guard.forbidden_calls.clear()
         t0 = time.perf_counter()
         try:
             if op == "names":
-                result = {k: _describe(k, v) for k, v in vars(module).items() if not k.startswith("__")}
+                result = {k: _describe(v) for k, v in vars(module).items() if not k.startswith("__")}
             elif op == "value":
                 result = getattr(module, name)
             elif op == "call":
                 result = getattr(module, name)(*request["args"], **request["kwargs"])
-            elif op == "run":
-                result = getattr(runs, name)(*student(request["args"]), **student(request["kwargs"]))
             else:
                 raise ValueError(f"unknown request {op!r}")
-            reply = {"ok": result, "args": without_modules(request.get("args", ())),
-                     "kwargs": without_modules(request.get("kwargs", {}))}
+            reply = {"ok": result, "args": _returned(request.get("args", ())),
+                     "kwargs": _returned(request.get("kwargs", {}))}
         except BaseException as e:  # the student's exception, reported; the process goes on
-            reply = {"raised": {"type": type(e).__name__, "message": str(e),
-                                "described": describe_exception(e, path)}}
-        reply["forbidden"] = list(dict.fromkeys(guard.forbidden_calls))
+            reply = {"raised": {"type": type(e).__name__, "message": str(e), "described": describe_exception(e, path)}}
+        _flush()
         reply["seconds"] = time.perf_counter() - t0
         reply["id"] = request.get("id")
         try:
-            payload = pack(reply)
-        except WireError as e:
-            payload = pack({"raised": {"type": "WireError", "message": str(e),
-                                       "described": f"your {name} returned {e}"},
-                            "forbidden": reply["forbidden"], "seconds": reply["seconds"], "id": reply["id"]})
-        write_frame(wfd, payload)
+            channel.send(reply)
+        except wire.WireError as e:
+            channel.send({"raised": {"type": "WireError", "message": str(e), "described": f"your {name} returned {e}"},
+                          "seconds": reply["seconds"], "id": reply["id"]})
 
 
 def main(config: dict) -> None:
@@ -291,32 +410,23 @@ def main(config: dict) -> None:
     workdir = config["workdir"]
     os.chdir(workdir)
     _redirect_output(os.path.join(workdir, "output.log"))
-    for name in PREIMPORT:
-        importlib.import_module(name)
-    import inspect  # noqa: F401  (used by _describe, once the hook is in)
+    sys.path[:] = list(config["sys_path"])  # the standard library and NumPy's folder: nothing else
+    import importlib.util  # noqa: F401  (what serving needs, loaded before the hooks are in)
+    import inspect  # noqa: F401
+    import traceback  # noqa: F401
 
-    from . import get_homework, submission, wire  # noqa: F401  (the rest of this process's own code)
-    from .wire import pack, write_frame
+    import numpy  # noqa: F401  (NumPy imports what it needs while it still may)
 
-    hw = get_homework(config["homework"])
-    task = hw.task(int(config["task"]))
-    runs = importlib.import_module(hw.runs_module) if hw.runs_module else None
-    for path in task.forbidden:
-        switch_off(path, f"Task {hw.label(task)}")
+    sys.meta_path.insert(0, ImportGuard())
     _close_escape_hatches()
-    if config.get("minitf_copy"):  # inside bwrap: minitf was imported from a copy; its source goes now
-        import shutil
-
-        shutil.rmtree(config["minitf_copy"])
-    linecache.clearcache()
-    guard = Guard(workdir, os.path.dirname(importlib.import_module("minitf").__file__))
-    sys.addaudithook(guard)
-    path = Path(config["submission"])
+    sys.addaudithook(Guard(workdir, config["readable"]))
+    channel = Channel(int(config["fd_in"]), int(config["fd_out"]))
+    path = config["submission"]
     module, error = _import_submission(path)
-    rfd, wfd = int(config["fd_in"]), int(config["fd_out"])
-    write_frame(wfd, pack({"ready": error is None, "error": error}))
+    _flush()
+    channel.send({"ready": error is None, "error": error})
     if module is not None:
-        serve(rfd, wfd, module, runs, guard, path)
+        serve(channel, module, path)
 
 
 if __name__ == "__main__":

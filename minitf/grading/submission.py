@@ -1,22 +1,16 @@
-"""Reading a submission's source, and saying where in it something went wrong.
+"""Reading a submission's source: the static scan.
 
-Each task lists the minitf functions it replaces (``Task.forbidden``).  A submission that
-uses one gets no credit for the task, found two ways:
-
-* statically, here -- :func:`scan_source` reads the file's syntax tree for imports of those
-  names from minitf, or attribute access such as ``minitf.data.shift_right``; importing
-  ``minitf.grading`` (the grader) counts against every task;
-* at run time, in the student's process (:mod:`minitf.grading.sandbox`) -- the task's
-  forbidden functions are switched off there, and a call to one is reported.
-
-:func:`describe_exception` turns an exception raised by the student's code into a
-sentence naming the line of the student's file it came from.
+Each task lists the minitf functions it replaces (``Task.forbidden``).  A submission whose
+source names one -- an import of it from minitf, or an attribute such as
+``minitf.data.shift_right`` -- gets no credit for the task: :func:`scan_source` reads the
+file's syntax tree for them; importing ``minitf.grading`` (the grader) counts against every
+task.  (At run time there is nothing to call: the student's process holds no minitf, see
+:mod:`minitf.grading.sandbox`, and a minitf object a test hands over offers only the methods
+its task allows, :mod:`minitf.grading.remote`.)
 """
 from __future__ import annotations
 
 import ast
-import traceback
-from pathlib import Path
 
 from . import Homework
 
@@ -108,23 +102,3 @@ def scan_source(source: str, homework: Homework, filename: str = "<submission>")
     for text in everywhere:
         add([t.number for t in homework.tasks], text)
     return findings
-
-
-def _where_in_file(exc: BaseException, path: Path) -> str:
-    """' (your file, line 12: `x = 1/0`)' for the deepest frame of ``exc`` in ``path``."""
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        text = (exc.text or "").strip()
-        return f" (line {exc.lineno}" + (f": {text}" if text else "") + ")"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
-    if not frames:
-        return ""
-    f = frames[-1]
-    line = (f.line or "").strip()
-    return f" (line {f.lineno}, in {f.name}" + (f": {line}" if line else "") + ")"
-
-
-def describe_exception(exc: BaseException, path: Path | None) -> str:
-    """``TypeError: ... (line 12, in shift_right: ...)`` -- the exception and where in the file."""
-    text = (exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)).strip()
-    head = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return head + (_where_in_file(exc, path) if path is not None else "")

@@ -2,90 +2,52 @@
 
 A message is one ``.npz`` archive (NumPy's own format, read with ``allow_pickle=False``):
 every array it carries is an entry, and a JSON header says how they fit together.  So a
-message can hold numbers, strings, lists, tuples, dicts with string keys, NumPy arrays
-and scalars, and NumPy dtypes (``np.float32``), and a few minitf objects rebuilt from their data alone:
+message can hold numbers, strings, lists, tuples, dicts with string keys, NumPy arrays and
+scalars, NumPy dtypes (``np.float32``), and three kinds of node that stand for more:
 
-* the NamedTuples of :data:`NAMED_TUPLES` (a batch, attention caches);
-* the modules of :data:`MODULES` (an encoder-decoder from its config and weights, a
-  multi-head attention from its sizes and weights), with their gradients and mode.
+* a **NamedTuple** (``{"namedtuple": name, "names": [...], "fields": [...]}``): a batch, an
+  attention cache.  The grader rebuilds minitf's own class from its registry; the student's
+  process, which has no minitf, a plain ``collections.namedtuple`` of the same name and fields;
+* a **remote object** (``{"remote": id, "kind", "attrs", "methods"}``): a minitf module handed to
+  the student's code (a model, an attention layer).  The object stays in the grader's process;
+  the student's process gets its data attributes by value and, for each allowed method, a
+  stub that asks the grader to run it (:mod:`.remote`).  Only the grader sends these;
+* an **opaque** value (``{"opaque": type name}``): something that stays where it is (a model's
+  cache) and crosses as an inert placeholder.
 
 Nothing else is accepted: unpacking a message can build no other object and run no code.
-What the student's process sends is unpacked with ``trusted=False``: no modules (only the
-grader sends models), archive members stored uncompressed (a deflated member could expand
-into gigabytes) and no larger in all than :data:`MAX_FRAME`.  Frames on a pipe are an 8-byte
-length and the archive.
+What the student's process sends is unpacked with ``trusted=False``: no remote objects,
+archive members stored uncompressed (a deflated member could expand into gigabytes) and no
+larger in all than :data:`MAX_FRAME`.  Frames on a pipe are an 8-byte length and the archive.
+
+This module needs the standard library and NumPy only: the student's process runs a copy of
+it beside :mod:`.sandbox`, with no minitf to import.
 """
 from __future__ import annotations
 
+import collections
 import io
 import json
+import keyword
 import os
 import struct
 import zipfile
 
 import numpy as np
 
-from ..attention import AttentionCache, MultiHeadAttention, MultiHeadAttentionCache
-from ..config import ModelConfig
-from ..data import Batch
-from ..models import EncoderDecoder
-
 MAX_FRAME = 1 << 26  # 64 MiB: far more than any homework exchanges
 HEADER = "__header__"
-
-NAMED_TUPLES = {cls.__name__: cls for cls in (Batch, AttentionCache, MultiHeadAttentionCache)}
-"""The NamedTuples a message may carry, by name."""
+MAX_NAMEDTUPLE_CLASSES = 256  # distinct generic NamedTuple classes one process builds from messages
 
 
 class WireError(ValueError):
     """A value that cannot cross (a function, an object of another class), or a malformed message."""
 
 
-# ---- modules as data ------------------------------------------------------------------------------
-def _encoder_decoder_data(m: EncoderDecoder) -> dict:
-    return {"config": m.config.to_dict(), "params": m.parameters(), "grads": m.gradients(), "training": m.training}
-
-
-def _encoder_decoder_build(d: dict) -> EncoderDecoder:
-    model = EncoderDecoder(ModelConfig.from_dict(d["config"]))
-    _load_state(model, d)
-    return model
-
-
-def _attention_data(m: MultiHeadAttention) -> dict:
-    return {"d_model": m.d_model, "n_heads": m.n_heads, "dtype": m.dtype.name, "params": m.parameters(),
-            "grads": m.gradients(), "training": m.training}
-
-
-def _attention_build(d: dict) -> MultiHeadAttention:
-    m = MultiHeadAttention(int(d["d_model"]), int(d["n_heads"]), rng=np.random.default_rng(0), dtype=d["dtype"])
-    _load_state(m, d)
-    return m
-
-
-def _load_state(m, d: dict) -> None:
-    """Copy ``d``'s params and grads into module ``m`` (same names and shapes) and set its mode."""
-    for what, ours in (("params", m.parameters()), ("grads", m.gradients())):
-        theirs = d[what]
-        if set(theirs) != set(ours):
-            raise WireError(f"{type(m).__name__} {what}: expected the names {sorted(ours)}, got {sorted(theirs)}")
-        for name, a in ours.items():
-            b = np.asarray(theirs[name])
-            if b.shape != a.shape:
-                raise WireError(f"{type(m).__name__} {what}[{name!r}]: expected shape {a.shape}, got {b.shape}")
-            np.copyto(a, b, casting="same_kind")
-    m.train(bool(d["training"]))
-
-
-MODULES = {"EncoderDecoder": (EncoderDecoder, _encoder_decoder_data, _encoder_decoder_build),
-           "MultiHeadAttention": (MultiHeadAttention, _attention_data, _attention_build)}
-"""The modules a message may carry: name -> (class, to data, from data)."""
-
-
-# ---- values <-> (JSON header, arrays) --------------------------------------------------------------
 class Student:
     """A reference to one of the student's functions, by name, in a call to a runner
-    (``submission.run("train_losses", shift=Student("shift_right"))``)."""
+    (``submission.run("train_losses", shift=Student("shift_right"))``): the grader's
+    process calls the student's function there, through a proxy."""
 
     def __init__(self, name: str):
         self.name = name
@@ -94,7 +56,50 @@ class Student:
         return f"Student({self.name!r})"
 
 
-def _flatten(value, arrays: list):
+class Opaque:
+    """What stands for a value that does not cross (a model's cache, kept in the grader)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str):
+        self.kind = str(kind)
+
+    def __repr__(self) -> str:
+        return f"<{self.kind}: kept in the grader's process, not sent>"
+
+    def __eq__(self, other):
+        return isinstance(other, Opaque) and other.kind == self.kind
+
+    def __hash__(self):
+        return hash(("Opaque", self.kind))
+
+
+def is_namedtuple(value) -> bool:
+    return isinstance(value, tuple) and type(value) is not tuple and isinstance(getattr(type(value), "_fields", None),
+                                                                              tuple)
+
+
+_GENERIC: dict = {}
+
+
+def generic_namedtuple(name: str, names) -> type:
+    """A plain ``collections.namedtuple`` class called ``name`` with fields ``names`` (one per
+    distinct pair, built once)."""
+    names = tuple(str(n) for n in names)
+    name = str(name)
+    for n in (name, *names):
+        if not n.isidentifier() or keyword.iskeyword(n) or n.startswith("_"):
+            raise WireError(f"a NamedTuple with a malformed name {n!r}")
+    key = (name, names)
+    if key not in _GENERIC:
+        if len(_GENERIC) >= MAX_NAMEDTUPLE_CLASSES:
+            raise WireError("too many distinct NamedTuple classes")
+        _GENERIC[key] = collections.namedtuple(name, names)
+    return _GENERIC[key]
+
+
+# ---- values <-> (JSON header, arrays) --------------------------------------------------------------
+def _flatten(value, arrays: list, extend):
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -105,90 +110,94 @@ def _flatten(value, arrays: list):
             raise WireError(f"an array of dtype {a.dtype} (only numbers and booleans cross)")
         arrays.append(a)
         return {"array" if isinstance(value, np.ndarray) else "scalar": len(arrays) - 1}
-    if isinstance(value, Student):
-        return {"student": value.name}
     if isinstance(value, np.dtype) and value.kind in "biufc":
         return {"dtype": value.name}
     if isinstance(value, type) and issubclass(value, np.number):  # np.float32, as in astype(np.float32)
         return {"scalar_type": np.dtype(value).name}
-    for name, (cls, to_data, _) in MODULES.items():
-        if type(value) is cls:
-            return {"module": name, "data": _flatten(to_data(value), arrays)}
-    if isinstance(value, tuple) and type(value).__name__ in NAMED_TUPLES and type(value) is NAMED_TUPLES[
-            type(value).__name__]:
-        return {"namedtuple": type(value).__name__, "fields": [_flatten(v, arrays) for v in value]}
+    if isinstance(value, Opaque):
+        return {"opaque": value.kind}
+    if is_namedtuple(value):
+        return {"namedtuple": type(value).__name__, "names": list(type(value)._fields),
+                "fields": [_flatten(v, arrays, extend) for v in value]}
     if type(value) is tuple:
-        return {"tuple": [_flatten(v, arrays) for v in value]}
+        return {"tuple": [_flatten(v, arrays, extend) for v in value]}
     if type(value) is list:
-        return [_flatten(v, arrays) for v in value]
+        return [_flatten(v, arrays, extend) for v in value]
     if type(value) is dict:
         if not all(isinstance(k, str) for k in value):
             raise WireError("a dict whose keys are not all strings")
-        return {"dict": {k: _flatten(v, arrays) for k, v in value.items()}}
+        return {"dict": {k: _flatten(v, arrays, extend) for k, v in value.items()}}
+    node = extend(value) if extend is not None else None
+    if node is not None:
+        if "attrs" in node:
+            node = dict(node, attrs=_flatten(node["attrs"], arrays, extend))
+        return node
     raise WireError(f"a {type(value).__module__}.{type(value).__qualname__} (only numbers, strings, arrays, "
                     f"lists, tuples and dicts of them cross)")
 
 
-def _build(node, arrays: list, trusted: bool):
-    if node is None or isinstance(node, (bool, str, int, float)):
-        return node
-    if isinstance(node, list):
-        return [_build(v, arrays, trusted) for v in node]
-    if not isinstance(node, dict) or len(node) not in (1, 2):
+class _Builder:
+    def __init__(self, arrays: list, trusted: bool, namedtuples: dict | None, remote):
+        self.arrays, self.trusted, self.namedtuples, self.remote = arrays, trusted, namedtuples or {}, remote
+
+    def __call__(self, node):
+        if node is None or isinstance(node, (bool, str, int, float)):
+            return node
+        if isinstance(node, list):
+            return [self(v) for v in node]
+        if not isinstance(node, dict) or not 1 <= len(node) <= 4:
+            raise WireError(f"malformed message node {str(node)[:80]}")
+        if "array" in node:
+            return self.arrays[node["array"]]
+        if "scalar" in node:
+            return self.arrays[node["scalar"]][()]
+        if "dtype" in node or "scalar_type" in node:
+            dt = np.dtype(str(node.get("dtype") or node["scalar_type"]))
+            if dt.kind not in "biufc":
+                raise WireError(f"a dtype {dt} (only numbers and booleans cross)")
+            return dt if "dtype" in node else dt.type
+        if "tuple" in node:
+            return tuple(self(v) for v in node["tuple"])
+        if "dict" in node:
+            return {str(k): self(v) for k, v in node["dict"].items()}
+        if "opaque" in node:
+            return Opaque(str(node["opaque"])[:80])
+        if "namedtuple" in node:
+            name, names = str(node["namedtuple"]), tuple(str(n) for n in node["names"])
+            fields = [self(v) for v in node["fields"]]
+            if len(fields) != len(names):
+                raise WireError(f"a NamedTuple {name} with {len(names)} names and {len(fields)} fields")
+            cls = self.namedtuples.get(name)
+            if cls is None or tuple(cls._fields) != names:
+                cls = generic_namedtuple(name, names)
+            return cls(*fields)
+        if "remote" in node:
+            if not self.trusted or self.remote is None:
+                raise WireError("a remote object: only the grader sends them")
+            return self.remote(int(node["remote"]), str(node["kind"]), self(node["attrs"]),
+                               [str(m) for m in node["methods"]])
         raise WireError(f"malformed message node {str(node)[:80]}")
-    if "array" in node:
-        return arrays[node["array"]]
-    if "scalar" in node:
-        return arrays[node["scalar"]][()]
-    if "student" in node:
-        return Student(str(node["student"]))
-    if "dtype" in node or "scalar_type" in node:
-        dt = np.dtype(str(node.get("dtype") or node["scalar_type"]))
-        if dt.kind not in "biufc":
-            raise WireError(f"a dtype {dt} (only numbers and booleans cross)")
-        return dt if "dtype" in node else dt.type
-    if "tuple" in node:
-        return tuple(_build(v, arrays, trusted) for v in node["tuple"])
-    if "dict" in node:
-        return {str(k): _build(v, arrays, trusted) for k, v in node["dict"].items()}
-    if "namedtuple" in node:
-        cls = NAMED_TUPLES.get(node["namedtuple"])
-        if cls is None:
-            raise WireError(f"an unknown NamedTuple {node['namedtuple']!r}")
-        return cls(*(_build(v, arrays, trusted) for v in node["fields"]))
-    if "module" in node:
-        entry = MODULES.get(node["module"])
-        if entry is None or not trusted:
-            raise WireError(f"a module ({node['module']!r}): only the grader sends models")
-        return entry[2](_build(node["data"], arrays, trusted))
-    raise WireError(f"malformed message node {str(node)[:80]}")
 
 
-def without_modules(value):
-    """``value`` with every module in it replaced by None (what the student's process sends
-    back of the arguments it was given: their arrays, as the call left them)."""
-    if any(type(value) is cls for cls, _, _ in MODULES.values()):
-        return None
-    if type(value) in (list, tuple):
-        return type(value)(without_modules(v) for v in value)
-    if type(value) is dict:
-        return {k: without_modules(v) for k, v in value.items()}
-    return value
+def pack(value, extend=None) -> bytes:
+    """``value`` as one ``.npz`` archive (bytes).  Raises :class:`WireError` for what cannot cross.
 
-
-def pack(value) -> bytes:
-    """``value`` as one ``.npz`` archive (bytes).  Raises :class:`WireError` for what cannot cross."""
+    ``extend(obj)`` (the grader's) returns the node of an object this module does not know
+    (a ``{"remote": ...}`` or ``{"opaque": ...}`` node), or None to refuse it."""
     arrays: list = []
-    header = json.dumps(_flatten(value, arrays)).encode("utf-8")
+    header = json.dumps(_flatten(value, arrays, extend)).encode("utf-8")
     buf = io.BytesIO()
     np.savez(buf, **{HEADER: np.frombuffer(header, dtype=np.uint8)}, **{f"a{i}": a for i, a in enumerate(arrays)})
     return buf.getvalue()
 
 
-def unpack(data: bytes, trusted: bool = True):
+def unpack(data: bytes, trusted: bool = True, *, namedtuples: dict | None = None, remote=None):
     """The value :func:`pack` packed.  Never unpickles; raises :class:`WireError` if malformed.
 
-    ``trusted=False`` for what the student's process sent: see the module docstring."""
+    ``trusted=False`` for what the student's process sent: see the module docstring.
+    ``namedtuples`` maps a NamedTuple's name to the class to rebuild (the grader's minitf
+    classes); ``remote(id, kind, attrs, methods)`` builds a remote object's stand-in (the
+    student's process)."""
     try:
         if not trusted:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -206,7 +215,7 @@ def unpack(data: bytes, trusted: bool = True):
     if any(a.dtype.kind not in "biufc" for a in arrays):
         raise WireError("an array that is not numbers or booleans")
     try:
-        return _build(header, arrays, trusted)
+        return _Builder(arrays, trusted, namedtuples, remote)(header)
     except WireError:
         raise
     except Exception as e:  # an index out of range, a node of the wrong type...

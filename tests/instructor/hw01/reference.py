@@ -5,15 +5,25 @@ function follows the template's contract; the comments give the derivation.  CI 
 file and expects full marks (``minitf grade hw01 --reference --instructor tests/instructor``).
 The answers to the concept check must agree with ``key.json``.
 
-Shapes: B batch, S source length, T steps, D a cell's input width, H its hidden width,
-He an encoder state's width, E the embedding width, A additive attention's width, V vocabulary.
+Shapes: B batch, S source length, T steps, D a cell's input width, Dr its hidden width,
+De an encoder state's width, E the embedding width, A additive attention's width, V vocabulary.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from minitf.layers import softmax
-from minitf.rnn.cells import sigmoid
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)), written as (1 + tanh(x/2)) / 2: the same function, and exp never overflows."""
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def softmax(z):
+    """exp(z - max z) / sum exp(z - max z) over the last axis: stable."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
 
 MASK_VALUE = -1e9  # what an attention mask holds at padding (minitf.masks.MASK_VALUE)
 
@@ -27,23 +37,23 @@ def _weight_grad(x, dy):
 # Task 1.1 -- one LSTM step, forward and backward
 # =====================================================================================
 def _lstm_gates(x, h_prev, params):
-    """(i, f, g, o), each (B, H): the gates of one step, in torch's order along the 4H columns."""
+    """(i, f, g, o), each (B, Dr): the gates of one step, in torch's order along the 4Dr columns."""
     p = params
-    H = h_prev.shape[-1]
-    a = x @ p["W_ih"] + p["b_ih"] + h_prev @ p["W_hh"] + p["b_hh"]  # (B, 4H)
-    return sigmoid(a[:, :H]), sigmoid(a[:, H:2 * H]), np.tanh(a[:, 2 * H:3 * H]), sigmoid(a[:, 3 * H:])
+    Dr = h_prev.shape[-1]
+    a = x @ p["W_ih"] + p["b_ih"] + h_prev @ p["W_hh"] + p["b_hh"]  # (B, 4Dr)
+    return sigmoid(a[:, :Dr]), sigmoid(a[:, Dr:2 * Dr]), np.tanh(a[:, 2 * Dr:3 * Dr]), sigmoid(a[:, 3 * Dr:])
 
 
 def lstm_step_forward(x, h_prev, c_prev, params):
-    """Task 1.1 (a): x (B, D), h_prev, c_prev (B, H) -> h, c (B, H)."""
+    """Task 1.1 (a): x (B, D), h_prev, c_prev (B, Dr) -> h, c (B, Dr)."""
     i, f, g, o = _lstm_gates(x, h_prev, params)
-    c = f * c_prev + i * g  # (B, H) the additive memory
-    h = o * np.tanh(c)  # (B, H)
+    c = f * c_prev + i * g  # (B, Dr) the additive memory
+    h = o * np.tanh(c)  # (B, Dr)
     return h, c
 
 
 def lstm_step_backward(dh, dc, x, h_prev, c_prev, params):
-    """Task 1.1 (b): (dh, dc) (B, H) -> dx, dh_prev, dc_prev and the four weight gradients."""
+    """Task 1.1 (b): (dh, dc) (B, Dr) -> dx, dh_prev, dc_prev and the four weight gradients."""
     p = params
     i, f, g, o = _lstm_gates(x, h_prev, params)
     c = f * c_prev + i * g
@@ -56,7 +66,7 @@ def lstm_step_backward(dh, dc, x, h_prev, c_prev, params):
     df, di, dg = dc * c_prev, dc * g, dc * i
     # forward: i, f, o = sigmoid(a_i, a_f, a_o); g = tanh(a_g)
     da = np.concatenate([di * i * (1.0 - i), df * f * (1.0 - f), dg * (1.0 - g ** 2), do * o * (1.0 - o)],
-                        axis=1)  # (B, 4H), gates in the order i, f, g, o
+                        axis=1)  # (B, 4Dr), gates in the order i, f, g, o
     # forward: a = x W_ih + b_ih + h_prev W_hh + b_hh
     return {"dx": da @ p["W_ih"].T, "dh_prev": da @ p["W_hh"].T, "dc_prev": dc_prev,
             "dW_ih": x.T @ da, "dW_hh": h_prev.T @ da, "db_ih": da.sum(axis=0), "db_hh": da.sum(axis=0)}
@@ -71,24 +81,24 @@ def _live(lengths, T):
 
 
 def _rnn_states(x, lengths, h0, params):
-    """The forward, keeping what the backward needs: (outputs (B, T, H), h_final (B, H),
-    states (T + 1, B, H) with states[t] the state before step t, new (T, B, H) the cell's output at t)."""
+    """The forward, keeping what the backward needs: (outputs (B, T, Dr), h_final (B, Dr),
+    states (T + 1, B, Dr) with states[t] the state before step t, new (T, B, Dr) the cell's output at t)."""
     p = params
     T = x.shape[1]
     live = _live(lengths, T)  # (T, B, 1)
-    xW = x @ p["W_ih"] + p["b_ih"]  # (B, T, H): the input's share of every step, at once
+    xW = x @ p["W_ih"] + p["b_ih"]  # (B, T, Dr): the input's share of every step, at once
     states, new = [h0], []
     for t in range(T):  # the recurrence: the one loop
-        h_t = np.tanh(xW[:, t] + states[-1] @ p["W_hh"] + p["b_hh"])  # (B, H)
+        h_t = np.tanh(xW[:, t] + states[-1] @ p["W_hh"] + p["b_hh"])  # (B, Dr)
         new.append(h_t)
         states.append(np.where(live[t], h_t, states[-1]))  # a padded step keeps the state
-    new = np.stack(new)  # (T, B, H)
-    outputs = (new * live).transpose(1, 0, 2)  # (B, T, H): 0 at padded steps
+    new = np.stack(new)  # (T, B, Dr)
+    outputs = (new * live).transpose(1, 0, 2)  # (B, T, Dr): 0 at padded steps
     return outputs, states[-1], np.stack(states), new
 
 
 def rnn_forward(x, lengths, h0, params):
-    """Task 1.2 (a): x (B, T, D) -> outputs (B, T, H) (0 at padding), h_final (B, H)."""
+    """Task 1.2 (a): x (B, T, D) -> outputs (B, T, Dr) (0 at padding), h_final (B, Dr)."""
     outputs, h_final, _, _ = _rnn_states(x, lengths, h0, params)
     return outputs, h_final
 
@@ -99,14 +109,14 @@ def rnn_backward(doutputs, dh_final, x, lengths, h0, params):
     T = x.shape[1]
     live = _live(lengths, T)  # (T, B, 1)
     _, _, states, new = _rnn_states(x, lengths, h0, params)
-    dh = dh_final  # (B, H) dL/d(state after step t)
-    da = np.zeros_like(new)  # (T, B, H) the pre-activations' gradients, 0 at padded steps
+    dh = dh_final  # (B, Dr) dL/d(state after step t)
+    da = np.zeros_like(new)  # (T, B, Dr) the pre-activations' gradients, 0 at padded steps
     for t in reversed(range(T)):
         # forward: out_t = where(live, h_t, 0); state_t = where(live, h_t, state_{t-1})
-        dnew = (dh + doutputs[:, t]) * live[t]  # (B, H): a padded step's cell reached nothing
+        dnew = (dh + doutputs[:, t]) * live[t]  # (B, Dr): a padded step's cell reached nothing
         da[t] = dnew * (1.0 - new[t] ** 2)  # forward: h_t = tanh(a_t)
         dh = np.where(live[t], da[t] @ p["W_hh"].T, dh)  # padded: the state's gradient passes on unchanged
-    da_bt = da.transpose(1, 0, 2)  # (B, T, H)
+    da_bt = da.transpose(1, 0, 2)  # (B, T, Dr)
     # the weights are shared by every step: their gradients are sums over t (padded steps add 0)
     return {"dx": da_bt @ p["W_ih"].T, "dh0": dh,
             "dW_ih": _weight_grad(x, da_bt), "dW_hh": _weight_grad(states[:-1], da),
@@ -117,25 +127,25 @@ def rnn_backward(doutputs, dh_final, x, lengths, h0, params):
 # Task 1.3 -- the conditioning vector: initial state vs input at every step
 # =====================================================================================
 def condition_decoder(h_enc, embeddings, params, conditioning):
-    """Task 1.3 (a): -> h0 (B, H), X (B, T, E [+ He])."""
+    """Task 1.3 (a): -> h0 (B, Dr), X (B, T, E [+ De])."""
     p = params
     B, T, _ = embeddings.shape
     if conditioning in ("init", "both"):
-        h0 = np.tanh(h_enc @ p["W_bridge"] + p["b_bridge"])  # (B, He) @ (He, H) -> (B, H)
+        h0 = np.tanh(h_enc @ p["W_bridge"] + p["b_bridge"])  # (B, De) @ (De, Dr) -> (B, Dr)
     else:
         h0 = np.zeros((B, p["W_bridge"].shape[1]), dtype=h_enc.dtype)  # "concat": the decoder starts from zeros
     X = embeddings
     if conditioning in ("concat", "both"):
         X = np.concatenate([embeddings, np.broadcast_to(h_enc[:, None, :], (B, T, h_enc.shape[1]))],
-                           axis=-1)  # (B, T, E + He): the same vector at every step
+                           axis=-1)  # (B, T, E + De): the same vector at every step
     return h0, X
 
 
 def condition_decoder_backward(dh0, dX, h_enc, params, conditioning):
-    """Task 1.3 (b): -> dh_enc (B, He), dW_bridge (He, H), db_bridge (H,)."""
+    """Task 1.3 (b): -> dh_enc (B, De), dW_bridge (De, Dr), db_bridge (Dr,)."""
     p = params
     E = dX.shape[-1] - (h_enc.shape[1] if conditioning in ("concat", "both") else 0)
-    dh_enc = np.zeros_like(h_enc)  # (B, He)
+    dh_enc = np.zeros_like(h_enc)  # (B, De)
     dW, db = np.zeros_like(p["W_bridge"]), np.zeros_like(p["b_bridge"])
     if conditioning in ("init", "both"):
         h0 = np.tanh(h_enc @ p["W_bridge"] + p["b_bridge"])
@@ -172,18 +182,18 @@ def scheduled_sampling_backward(dlogits, dX, logits, fed, gold, W_E):
 # Task 1.5 -- additive attention over the encoder states
 # =====================================================================================
 def _additive(s, H_enc, params, mask):
-    """(context (B, He), a (B, S), u (B, S, A)): the forward, keeping tanh's output for the backward."""
+    """(context (B, De), a (B, S), u (B, S, A)): the forward, keeping tanh's output for the backward."""
     p = params
     u = np.tanh((s @ p["W_a"])[:, None, :] + H_enc @ p["U_a"])  # (B, 1, A) + (B, S, A) -> (B, S, A)
     e = u @ p["v"]  # (B, S, A) @ (A,) -> (B, S)
     a = softmax(e + mask)  # (B, S) over each row's S positions; exactly 0 at padding
     a = a * (mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2)  # a row with no real position: zero weights
-    context = (a[:, None, :] @ H_enc)[:, 0]  # (B, 1, S) @ (B, S, He) -> (B, He)
+    context = (a[:, None, :] @ H_enc)[:, 0]  # (B, 1, S) @ (B, S, De) -> (B, De)
     return context, a, u
 
 
 def additive_attention_forward(s, H_enc, params, mask):
-    """Task 1.5 (a): -> context (B, He), a (B, S)."""
+    """Task 1.5 (a): -> context (B, De), a (B, S)."""
     context, a, _ = _additive(s, H_enc, params, mask)
     return context, a
 
@@ -193,8 +203,8 @@ def additive_attention_backward(dcontext, s, H_enc, params, mask):
     p = params
     _, a, u = _additive(s, H_enc, params, mask)
     # forward: c = sum_j a_j h_j
-    da = (H_enc @ dcontext[:, :, None])[:, :, 0]  # (B, S, He) @ (B, He, 1) -> (B, S)
-    dH_values = a[:, :, None] * dcontext[:, None, :]  # (B, S, He)
+    da = (H_enc @ dcontext[:, :, None])[:, :, 0]  # (B, S, De) @ (B, De, 1) -> (B, S)
+    dH_values = a[:, :, None] * dcontext[:, None, :]  # (B, S, De)
     # forward: a = softmax(e + mask)
     de = a * (da - (da * a).sum(axis=-1, keepdims=True))  # (B, S); 0 where a = 0
     # forward: e = u v

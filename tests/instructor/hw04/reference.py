@@ -11,8 +11,26 @@ from __future__ import annotations
 
 import math
 
-from minitf.attention import merge_heads, split_heads
-from minitf.layers import softmax
+import numpy as np
+
+
+def split_heads(x, H):
+    """(B, T, D) -> (B, H, T, Dh): the heads side by side along D, moved to their own axis."""
+    B, T, D = x.shape
+    return x.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)  # (B, T, H, Dh) -> (B, H, T, Dh)
+
+
+def merge_heads(x):
+    """(B, H, T, Dh) -> (B, T, D): the inverse of split_heads."""
+    B, H, T, Dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
+
+
+def softmax(z):
+    """exp(z - max z) / sum exp(z - max z) over the last axis: stable."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
 
 MASK_VALUE = -1e9  # what src_mask holds at padding (minitf.masks.MASK_VALUE)
 

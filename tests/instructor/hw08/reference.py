@@ -14,7 +14,18 @@ import math
 
 import numpy as np
 
-from minitf.attention import merge_heads, split_heads
+
+
+def split_heads(x, H):
+    """(B, T, D) -> (B, H, T, Dh): the heads side by side along D, moved to their own axis."""
+    B, T, D = x.shape
+    return x.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)  # (B, T, H, Dh) -> (B, H, T, Dh)
+
+
+def merge_heads(x):
+    """(B, H, T, Dh) -> (B, T, D): the inverse of split_heads."""
+    B, H, T, Dh = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * Dh)  # (B, T, H, Dh) -> (B, T, D)
 
 IGNORE_INDEX = -100  # the label of a padding position: no loss, no gradient (PyTorch's ignore_index)
 

@@ -15,9 +15,9 @@ No ``runs.py``: every task's function takes and returns plain arrays (the weight
 minitf's own :mod:`minitf.rnn` cells, ``Recurrent`` layer, ``AdditiveAttention`` and
 ``RNNSeq2Seq`` loaded with the same numbers, in the grader's process.
 
-Each task's ``forbidden`` tuple lists minitf's own code for that task: switched off in the
-student's process (so every caller of it fails too: ``_Cell._gates`` off means every cell's
-forward is off) and flagged by the static scan.
+Each task's ``forbidden`` tuple lists minitf's own code for that task: a submission whose
+source names one gets no credit for the task (the static scan).  None of minitf is in the
+student's process anyway (:mod:`minitf.grading.sandbox`): an import of it fails.
 
 The reference solution, the answer key and the hidden tests are instructor material: they
 are not part of the package (see ``minitf.grading``).

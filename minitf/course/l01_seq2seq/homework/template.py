@@ -11,7 +11,7 @@ shared by two tasks is fine).
 Check your work as often as you like:
 
     minitf grade hw01 hw01_rnn_seq2seq.py                  # every task: a score table
-    minitf grade hw01 hw01_rnn_seq2seq.py --task 2         # task 1.2 only
+    minitf grade hw01 hw01_rnn_seq2seq.py --task 1.2         # task 1.2 only
 
 The tests load your ``params`` into minitf's own cells, recurrent layer, attention and
 RNN encoder-decoder (``minitf.rnn``, ``minitf.models.RNNSeq2Seq``) and compare what your
@@ -25,20 +25,21 @@ Every function receives its weights as a dict ``params`` of NumPy arrays, with m
 names and layout: a linear map is stored (D_in, D_out) for ``x @ W``, the transpose of
 torch's ``weight``.  A recurrent cell has four, the gates side by side along the columns::
 
-    params["W_ih"]   (D, k H)     input -> gates        torch: weight_ih_l0.T
-    params["W_hh"]   (H, k H)     state -> gates        torch: weight_hh_l0.T
-    params["b_ih"]   (k H,)
-    params["b_hh"]   (k H,)       two biases, both added: a = x W_ih + b_ih + h W_hh + b_hh
+    params["W_ih"]   (D, k Dr)     input -> gates        torch: weight_ih_l0.T
+    params["W_hh"]   (Dr, k Dr)     state -> gates        torch: weight_hh_l0.T
+    params["b_ih"]   (k Dr,)
+    params["b_hh"]   (k Dr,)       two biases, both added: a = x W_ih + b_ih + h W_hh + b_hh
 
     k = 1 for the tanh RNN; k = 4 for the LSTM, in torch's order i, f, g, o:
-    columns 0..H-1 are i, H..2H-1 are f, 2H..3H-1 are g, 3H..4H-1 are o.
+    columns 0..Dr-1 are i, Dr..2Dr-1 are f, 2Dr..3Dr-1 are g, 3Dr..4Dr-1 are o.
 
 Rules
 -----
-* Use NumPy, and minitf for everything a task does not ask you to write.  You may use
-  ``minitf.rnn.cells.sigmoid`` and ``minitf.layers.softmax`` (the forward softmax) in every
-  task.  Each task names the minitf functions it replaces: a task whose code calls (or
-  imports) one of them gets no credit, and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place (the arrays of ``params`` included): compute new arrays.
 * Float comparisons use stated tolerances; float64 inputs must give float64 outputs,
@@ -47,7 +48,7 @@ Rules
 * Vectorise over the batch (one loop over time is fine: that loop is the recurrence).
 
 Shapes: B batch, S source length, T number of steps (target length), D a cell's input
-width, H its hidden width, He an encoder state's width, E the embedding width, A additive
+width, Dr its hidden width, De an encoder state's width, E the embedding width, A additive
 attention's width, V the vocabulary.
 """
 from __future__ import annotations
@@ -65,7 +66,7 @@ def lstm_step_forward(x, h_prev, c_prev, params):
 
     The four gates' pre-activations come from one matrix product, in torch's order::
 
-        [a_i, a_f, a_g, a_o] = x W_ih + b_ih + h_prev W_hh + b_hh        (B, 4H)
+        [a_i, a_f, a_g, a_o] = x W_ih + b_ih + h_prev W_hh + b_hh        (B, 4Dr)
         i = sigmoid(a_i)   f = sigmoid(a_f)   g = tanh(a_g)   o = sigmoid(a_o)
         c = f * c_prev + i * g                 the cell state: an additive memory
         h = o * tanh(c)                        the hidden state: the step's output
@@ -74,14 +75,14 @@ def lstm_step_forward(x, h_prev, c_prev, params):
     ----------
     x : float array (B, D)
         The step's input.  Do not modify it (nor the other arguments).
-    h_prev, c_prev : float arrays (B, H)
+    h_prev, c_prev : float arrays (B, Dr)
         The previous hidden and cell states.
     params : dict of arrays
-        ``W_ih`` (D, 4H), ``W_hh`` (H, 4H), ``b_ih``, ``b_hh`` (4H,); see the module docstring.
+        ``W_ih`` (D, 4Dr), ``W_hh`` (Dr, 4Dr), ``b_ih``, ``b_hh`` (4Dr,); see the module docstring.
 
     Returns
     -------
-    h, c : arrays (B, H), the dtype of ``x``
+    h, c : arrays (B, Dr), the dtype of ``x``
         The new hidden and cell states.
 
     Not allowed: ``minitf.rnn.LSTMCell.forward`` (and the cells' ``_gates``, the
@@ -102,7 +103,7 @@ def lstm_step_backward(dh, dc, x, h_prev, c_prev, params):
 
     Parameters
     ----------
-    dh, dc : float64 arrays (B, H)
+    dh, dc : float64 arrays (B, Dr)
         dL/dh and dL/dc of this step.  Do not modify them.
     x, h_prev, c_prev, params
         The forward's inputs, as in :func:`lstm_step_forward`.
@@ -110,8 +111,8 @@ def lstm_step_backward(dh, dc, x, h_prev, c_prev, params):
     Returns
     -------
     dict of arrays
-        ``"dx"`` (B, D), ``"dh_prev"`` (B, H), ``"dc_prev"`` (B, H): the input gradients;
-        ``"dW_ih"`` (D, 4H), ``"dW_hh"`` (H, 4H), ``"db_ih"``, ``"db_hh"`` (4H,): the weight
+        ``"dx"`` (B, D), ``"dh_prev"`` (B, Dr), ``"dc_prev"`` (B, Dr): the input gradients;
+        ``"dW_ih"`` (D, 4Dr), ``"dW_hh"`` (Dr, 4Dr), ``"db_ih"``, ``"db_hh"`` (4Dr,): the weight
         gradients, each shaped like its weight, gates in the order i, f, g, o.
 
     Not allowed: ``minitf.rnn.LSTMCell.backward``, the cells' ``_gates_backward``,
@@ -142,16 +143,16 @@ def rnn_forward(x, lengths, h0, params):
         The inputs; the entries at padded steps are arbitrary (not zero).
     lengths : int array (B,)
         Each row's number of real steps.
-    h0 : float array (B, H)
+    h0 : float array (B, Dr)
         The initial state.
     params : dict of arrays
-        ``W_ih`` (D, H), ``W_hh`` (H, H), ``b_ih``, ``b_hh`` (H,).
+        ``W_ih`` (D, Dr), ``W_hh`` (Dr, Dr), ``b_ih``, ``b_hh`` (Dr,).
 
     Returns
     -------
-    outputs : array (B, T, H), the dtype of ``x``
+    outputs : array (B, T, Dr), the dtype of ``x``
         h_t at every real step, 0 at padded steps.
-    h_final : array (B, H), the dtype of ``x``
+    h_final : array (B, Dr), the dtype of ``x``
         Each row's state after its last real step.
 
     Not allowed: ``minitf.rnn.RNNCell.forward``, ``minitf.rnn.Recurrent`` (and its
@@ -171,10 +172,10 @@ def rnn_backward(doutputs, dh_final, x, lengths, h0, params):
 
     Parameters
     ----------
-    doutputs : float64 array (B, T, H)
+    doutputs : float64 array (B, T, Dr)
         dL/d(outputs).  Random everywhere, padded steps included (what arrives there must
         be ignored: those outputs are constants).  Do not modify it.
-    dh_final : float64 array (B, H)
+    dh_final : float64 array (B, Dr)
         dL/d(h_final).
     x, lengths, h0, params
         The forward's inputs, as in :func:`rnn_forward`.
@@ -182,8 +183,8 @@ def rnn_backward(doutputs, dh_final, x, lengths, h0, params):
     Returns
     -------
     dict of arrays
-        ``"dx"`` (B, T, D) (0 at padded steps), ``"dh0"`` (B, H), ``"dW_ih"`` (D, H),
-        ``"dW_hh"`` (H, H), ``"db_ih"``, ``"db_hh"`` (H,).
+        ``"dx"`` (B, T, D) (0 at padded steps), ``"dh0"`` (B, Dr), ``"dW_ih"`` (D, Dr),
+        ``"dW_hh"`` (Dr, Dr), ``"db_ih"``, ``"db_hh"`` (Dr,).
 
     Not allowed: ``minitf.rnn.RNNCell.backward``, ``Recurrent.backward`` (and
     ``run_direction_backward``), ``minitf.layers.linear.affine_backward``, ``minitf.gradcheck``.
@@ -197,7 +198,7 @@ def rnn_backward(doutputs, dh_final, x, lengths, h0, params):
 def condition_decoder(h_enc, embeddings, params, conditioning):
     """Task 1.3 (a): hand the encoder's final state to the decoder (Lesson 1, section 2).
 
-    ``h_enc`` is the conditioning vector: all the decoder learns of the source, He numbers
+    ``h_enc`` is the conditioning vector: all the decoder learns of the source, De numbers
     whatever the source's length.  Two ways to use it (minitf's ``RNNConfig.conditioning``):
 
     * ``"init"`` (Sutskever et al., 2014): the decoder starts from it, through a learned
@@ -208,20 +209,20 @@ def condition_decoder(h_enc, embeddings, params, conditioning):
 
     Parameters
     ----------
-    h_enc : float array (B, He)
+    h_enc : float array (B, De)
         The encoder's final hidden state.  Do not modify it.
     embeddings : float array (B, T, E)
         The decoder's embedded inputs e_t = E y_{t-1}, one per step.  Do not modify it.
     params : dict of arrays
-        ``W_bridge`` (He, H), ``b_bridge`` (H,): the bridge (used by "init" and "both").
+        ``W_bridge`` (De, Dr), ``b_bridge`` (Dr,): the bridge (used by "init" and "both").
     conditioning : str
         ``"init"``, ``"concat"`` or ``"both"``.
 
     Returns
     -------
-    h0 : array (B, H), the dtype of ``h_enc``
+    h0 : array (B, Dr), the dtype of ``h_enc``
         The decoder's initial state (zeros for "concat").
-    X : array (B, T, E) for "init", (B, T, E + He) for "concat" and "both"
+    X : array (B, T, E) for "init", (B, T, E + De) for "concat" and "both"
         The decoder's input at every step: the embedding first, then h_enc.
 
     Not allowed: ``RNNSeq2Seq.initial_state`` (and its ``step_forward``),
@@ -240,10 +241,10 @@ def condition_decoder_backward(dh0, dX, h_enc, params, conditioning):
 
     Parameters
     ----------
-    dh0 : float64 array (L, B, H)
+    dh0 : float64 array (L, B, Dr)
         dL/d(initial state) of each decoder layer.  With "concat" the initial state is a
         constant zero, so this gradient goes nowhere.  Do not modify it.
-    dX : float64 array (B, T, E) or (B, T, E + He)
+    dX : float64 array (B, T, E) or (B, T, E + De)
         dL/dX, the gradient at the decoder's input of every step (shaped like ``X``).
     h_enc, params, conditioning
         As in :func:`condition_decoder`.
@@ -251,8 +252,8 @@ def condition_decoder_backward(dh0, dX, h_enc, params, conditioning):
     Returns
     -------
     dict of arrays
-        ``"dh_enc"`` (B, He): dL/dh_enc, what the encoder's BPTT starts from;
-        ``"dW_bridge"`` (He, H), ``"db_bridge"`` (H,): the bridge's gradients (zeros for
+        ``"dh_enc"`` (B, De): dL/dh_enc, what the encoder's BPTT starts from;
+        ``"dW_bridge"`` (De, Dr), ``"db_bridge"`` (Dr,): the bridge's gradients (zeros for
         "concat", which has no bridge).
 
     Not allowed: ``RNNSeq2Seq.initial_state_backward`` (``step_backward``, ``backward``),
@@ -350,7 +351,7 @@ def additive_attention_forward(s, H_enc, params, mask):
 
         e_j = v . tanh(s W_a + h_j U_a)        (B, S)   one score per source position
         a   = softmax(e + mask)                (B, S)   over the S source positions of each row
-        c   = sum_j a_j h_j                    (B, He)  the context vector
+        c   = sum_j a_j h_j                    (B, De)  the context vector
 
     ``mask`` is additive: 0 at a real source position, ``MASK_VALUE`` (-1e9) at padding, so
     a padded position gets exactly zero weight.  A row with no real position at all gets
@@ -358,18 +359,18 @@ def additive_attention_forward(s, H_enc, params, mask):
 
     Parameters
     ----------
-    s : float array (B, Hq)
+    s : float array (B, Dr)
         The decoder's query (its hidden state).  Do not modify it (nor the others).
-    H_enc : float array (B, S, He)
+    H_enc : float array (B, S, De)
         The encoder states h_j.
     params : dict of arrays
-        ``W_a`` (Hq, A), ``U_a`` (He, A), ``v`` (A,) (no biases, as in the paper).
+        ``W_a`` (Dr, A), ``U_a`` (De, A), ``v`` (A,) (no biases, as in the paper).
     mask : float array (B, S)
         0 at real source positions, MASK_VALUE at padding.
 
     Returns
     -------
-    context : array (B, He), the dtype of ``s``
+    context : array (B, De), the dtype of ``s``
     a : array (B, S), the dtype of ``s``
         The attention weights: each row sums to 1 over its real positions (or is all 0).
 
@@ -388,7 +389,7 @@ def additive_attention_backward(dcontext, s, H_enc, params, mask):
 
     Parameters
     ----------
-    dcontext : float64 array (B, He)
+    dcontext : float64 array (B, De)
         dL/dc.  Do not modify it.
     s, H_enc, params, mask
         The forward's inputs, as in :func:`additive_attention_forward`.
@@ -396,8 +397,8 @@ def additive_attention_backward(dcontext, s, H_enc, params, mask):
     Returns
     -------
     dict of arrays
-        ``"ds"`` (B, Hq), ``"dH_enc"`` (B, S, He): the input gradients;
-        ``"dW_a"`` (Hq, A), ``"dU_a"`` (He, A), ``"dv"`` (A,): the weight gradients.
+        ``"ds"`` (B, Dr), ``"dH_enc"`` (B, S, De): the input gradients;
+        ``"dW_a"`` (Dr, A), ``"dU_a"`` (De, A), ``"dv"`` (A,): the weight gradients.
 
     Not allowed: ``minitf.rnn.AdditiveAttention.backward`` (``score_backward``,
     ``project_keys_backward``), ``minitf.layers.softmax.softmax_backward``,

@@ -8,8 +8,6 @@ file                what it is
 ``questions.py``    the concept check's questions and options (the key is not here)
 ``tests/``          the public tests, a module per task; they run in the grader's
                     process and call the student's code in the student's own process
-``runs.py``         what runs in the student's process (nothing: every function of this
-                    homework returns plain arrays, which the tests put into minitf)
 =================  ==================================================================
 
 The reference solution, the answer key and the hidden tests are instructor material: they
@@ -27,7 +25,7 @@ HOMEWORK = Homework(
         Task(1, "the softmax, stable, and its backward", 20.0, ("softmax", "softmax_backward"),
              ("minitf.layers.softmax.softmax", "minitf.layers.softmax.softmax_backward",
               "minitf.layers.softmax.log_softmax", "minitf.loss.cross_entropy",
-              "minitf.course.lesson02.softmax_jacobian", "minitf.course.lesson02.naive_softmax")),
+              "minitf.course.l02_attention.softmax_jacobian", "minitf.course.l02_attention.naive_softmax")),
         Task(2, "scaled dot-product attention, forward", 20.0, ("attention_forward",),
              ("minitf.attention.scaled_dot_product_attention", "minitf.attention.MultiHeadAttention.forward",
               "minitf.rnn.attention._Attention.forward")),

@@ -8,19 +8,22 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw02 hw02_attention.py                  # every task: a score table
-    minitf grade hw02 hw02_attention.py --task 3         # task 2.3 only
+    minitf grade hw02 hw02_attention.py --task 2.3         # task 2.3 only
 
-The tests compare what your functions return with minitf's own, on problems drawn afresh
+The tests compare what your functions return with minitf's own, on problems drawn from a seed (and, when the course grades it, on secret problems
+of other sizes)
 at every run, and put your heads into a real multi-head attention.  Your code runs in a
 process of its own, with a time and memory limit; only the data it returns is checked.
 Task 2.5 is scored by the course's autograder (its answer key is not handed out).
 
 Rules
 -----
-* Use NumPy.  Each task names the minitf functions it replaces: a task whose code calls
-  (or imports) one of them gets no credit, and the grader says so.  Tasks 2.2 and 2.3 may
-  use your own softmax and softmax_backward from task 2.1 (or minitf's
-  ``minitf.layers.softmax``).
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
+* Tasks 2.2 and 2.3 may use your own softmax and softmax_backward from task 2.1.
 * No Python loop over the batch, the heads or the positions: every function here is a few
   array operations on whole (B, H, T, ...) arrays.
 * Do not import ``minitf.grading`` (the grader), and do not modify your inputs in place.
@@ -65,7 +68,7 @@ def softmax(z):
         Entries in [0, 1], each row (along the last axis) summing to 1; never NaN.
 
     Not allowed: ``minitf.layers.softmax`` (softmax, log_softmax), ``minitf.loss.cross_entropy``,
-    ``minitf.course.lesson02.naive_softmax``.
+    ``minitf.course.l02_attention.naive_softmax``.
     """
     raise NotImplementedError("Task 2.1: softmax is not written yet")
 
@@ -97,7 +100,7 @@ def softmax_backward(dp, p):
     dz : array (..., S), the dtype of ``p``
 
     Not allowed: ``minitf.layers.softmax.softmax_backward``,
-    ``minitf.course.lesson02.softmax_jacobian``.
+    ``minitf.course.l02_attention.softmax_jacobian``.
     """
     raise NotImplementedError("Task 2.1: softmax_backward is not written yet")
 
@@ -178,7 +181,7 @@ def attention_backward(dout, Q, K, V, A):
         to a relative 1e-11: finite differences of the forward do not get that close.
 
     Not allowed: ``minitf.attention.scaled_dot_product_attention_backward``,
-    ``MultiHeadAttention.backward``, ``minitf.course.lesson02.attention_backward_lines``,
+    ``MultiHeadAttention.backward``,
     ``minitf.gradcheck`` (numerical_gradient, check_gradients, check_layer).
     """
     raise NotImplementedError("Task 2.3: attention_backward is not written yet")

@@ -8,11 +8,10 @@ file                what it is
 ``questions.py``    the concept check's questions and options (the key is not here)
 ``tests/``          the public tests, a module per task; they run in the grader's
                     process and call the student's code in the student's own process
-``runs.py``         what runs in the student's process besides the student's functions
-                    (nothing, for this homework: every function returns data)
 =================  ==================================================================
 
-The reference solution, the answer key and the hidden tests are instructor material: they
+Task 3.4's ``future_leak`` gets a model: it stays in the grader's process, and the student's
+code calls its ``forward`` through it (:mod:`minitf.grading.remote`).  The reference solution, the answer key and the hidden tests are instructor material: they
 are not part of the package (see ``minitf.grading``).
 """
 from minitf.grading import Homework, Task
@@ -35,11 +34,11 @@ HOMEWORK = Homework(
         Task(3, "the mask in the backward", 25.0, ("masked_attention_backward",),
              ("minitf.attention.scaled_dot_product_attention_backward", "minitf.attention.MultiHeadAttention.backward",
               "minitf.layers.softmax.softmax_backward",
-              "minitf.course.lesson03.mask_backward_check",
+              "minitf.course.l03_causal_mask.mask_backward_check",
               "minitf.gradcheck.numerical_gradient", "minitf.gradcheck.check_gradients",
               "minitf.gradcheck.check_layer")),
         Task(4, "the leak, measured", 15.0, ("future_leak",),
-             ("minitf.course.lesson03.future_influence",)),
+             ("minitf.course.l03_causal_mask.future_influence",)),
         Task(5, "concept check: mask misconceptions", 15.0, ("ANSWERS",), autograder_only=True),
     ),
 )

@@ -8,7 +8,7 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw03 hw03_masks.py                  # every task: a score table
-    minitf grade hw03 hw03_masks.py --task 2         # task 3.2 only
+    minitf grade hw03 hw03_masks.py --task 3.2         # task 3.2 only
 
 Your masks are also put to work inside minitf's own attention (a chunk of queries decoded
 against a cache of keys must agree with the full causal pass), and your leak measurement
@@ -18,10 +18,13 @@ autograder (its answer key is not handed out).
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write.  Each task
-  names the minitf functions it replaces: a task whose code calls (or imports) one of them
-  gets no credit, and the grader says so.  (Task 3.2 asks for the softmax too: it is three
-  lines, and where the mask meets it is the point of the task.)
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
+* Task 3.2 asks for the softmax too: it is three lines, and where the mask meets it is
+  the point of the task.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify the arrays you are given; return new ones.
 * Float comparisons in the tests use stated tolerances; float64 inputs must give float64
@@ -224,7 +227,7 @@ def future_leak(model, src_ids, decoder_input_ids, replacement_ids):
     -------
     leak : float64 array (T,)
 
-    Not allowed: ``minitf.course.lesson03.future_influence``.
+    Not allowed: ``minitf.course.l03_causal_mask.future_influence``.
     """
     raise NotImplementedError("Task 3.4: future_leak is not written yet")
 

@@ -2,18 +2,16 @@
 
 Files as in :mod:`minitf.course.l08_teacher_forcing.homework`: ``template.py`` (what a student fills in),
 ``questions.py`` (the concept check, without its key), ``tests/`` (the public tests, a
-module per task) and ``runs.py`` (empty: no test of this homework runs a whole model in
-the student's process).
+module per task; no ``runs.py``: no test of this homework plugs student code into a model)
 
 The weights cross between the grader and the student's process as plain arrays, a dict
 ``params`` with minitf's names and layout (``W_q, W_k, W_v, W_o`` (D, D) for ``x @ W``,
 ``b_q, b_k, b_v, b_o`` (D,)), so that the tests can load the same numbers into a
 ``minitf.attention.MultiHeadAttention`` and compare.
 
-Each task's ``forbidden`` tuple lists minitf's own code for that task: switched off in the
-student's process (so every caller of it fails too: ``scaled_dot_product_attention`` off
-means ``MultiHeadAttention.forward``, ``DecoderBlock.forward`` and the decoding steps are
-off as well) and flagged by the static scan.
+Each task's ``forbidden`` tuple lists minitf's own code for that task: a submission whose
+source names one gets no credit for the task (the static scan).  None of minitf is in the
+student's process anyway (:mod:`minitf.grading.sandbox`): an import of it fails.
 """
 from minitf.grading import Homework, Task
 

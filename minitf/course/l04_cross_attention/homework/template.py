@@ -8,7 +8,7 @@ signatures; add helper functions if you like (a helper shared by two tasks is fi
 Check your work as often as you like:
 
     minitf grade hw04 hw04_cross_attention.py                  # every task: a score table
-    minitf grade hw04 hw04_cross_attention.py --task 3         # task 4.3 only
+    minitf grade hw04 hw04_cross_attention.py --task 4.3         # task 4.3 only
 
 The tests load your ``params`` into minitf's own ``MultiHeadAttention`` and compare what
 your functions return with what it computes.  Your code runs in a process of its own,
@@ -46,10 +46,11 @@ never NaN, never a softmax over padding.
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write.  You may use
-  ``minitf.attention.split_heads`` / ``merge_heads`` and ``minitf.layers.softmax`` (the
-  forward softmax) in every task.  Each task names the minitf functions it replaces: a
-  task whose code calls (or imports) one of them gets no credit, and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place (the arrays of ``params`` included): compute new arrays.
 * Float comparisons use stated tolerances; float64 inputs must give float64 outputs,

@@ -14,10 +14,9 @@ No ``runs.py``: every function a student writes takes and returns plain arrays, 
 tests compare them with minitf's own layers (``LayerNorm``, ``sublayer_forward`` /
 ``sublayer_backward``, ``FeedForward``, ``sinusoidal_table``) in the grader's process.
 
-Each task's ``forbidden`` tuple lists minitf's own code for that task: switched off in the
-student's process (so every caller of it fails too: ``LayerNorm.forward`` off means every
-block and model is off as well) and flagged by the static scan.  Task 5.2 is about where
-the LayerNorm sits, not the LayerNorm itself: minitf's ``LayerNorm`` is allowed there.
+Each task's ``forbidden`` tuple lists minitf's own code for that task: a submission whose
+source names one gets no credit for the task (the static scan).  None of minitf is in the
+student's process anyway (:mod:`minitf.grading.sandbox`): an import of it fails.
 
 The reference solution, the answer key and the hidden tests are instructor material: they
 are not part of the package (see ``minitf.grading``).
@@ -37,7 +36,7 @@ HOMEWORK = Homework(
         Task(1, "LayerNorm over the last axis: forward and backward", 25.0,
              ("layernorm_forward", "layernorm_backward"),
              ("minitf.layers.layernorm.LayerNorm.forward", "minitf.layers.layernorm.LayerNorm.backward",
-              "minitf.course.lesson05.layernorm_jacobian") + _GRADCHECK),
+              "minitf.course.l05_block.layernorm_jacobian") + _GRADCHECK),
         Task(2, "the residual sub-layer, pre-LN and post-LN: forward and backward", 25.0,
              ("sublayer_forward", "sublayer_backward"),
              ("minitf.blocks.sublayer_forward", "minitf.blocks.sublayer_backward",

@@ -8,7 +8,7 @@ signatures; add helper functions if you like (a helper shared by two tasks is fi
 Check your work as often as you like:
 
     minitf grade hw05 hw05_the_block.py                  # every task: a score table
-    minitf grade hw05 hw05_the_block.py --task 2         # task 5.2 only
+    minitf grade hw05 hw05_the_block.py --task 5.2         # task 5.2 only
 
 The tests load the same numbers into minitf's own layers (``LayerNorm``, the sub-layer of
 ``minitf.blocks``, ``FeedForward``, ``sinusoidal_table``) and compare what your functions
@@ -18,10 +18,13 @@ autograder (its answer key is not handed out).
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write.  Each task
-  names the minitf functions it replaces: a task whose code calls (or imports) one of them
-  gets no credit, and the grader says so.  Task 5.2 may use your task 5.1 functions or
-  minitf's ``LayerNorm`` (it is about *where* the norm sits, not the norm itself).
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
+* Task 5.2 may use your task 5.1 functions (it is about *where* the norm sits, not the
+  norm itself).
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place (the arrays of ``params`` included): compute new arrays.
 * Float comparisons use stated tolerances; float64 inputs must give float64 outputs,
@@ -99,7 +102,7 @@ def layernorm_backward(dy, x, gamma, eps=1e-5):
     dgamma, dbeta : arrays (D,)
     All of x's dtype.
 
-    Not allowed: ``minitf.layers.LayerNorm``, ``minitf.course.lesson05.layernorm_jacobian``
+    Not allowed: ``minitf.layers.LayerNorm``, ``minitf.course.l05_block.layernorm_jacobian``
     and numerical gradients (``minitf.gradcheck``).
     """
     raise NotImplementedError("Task 5.1: layernorm_backward is not written yet")

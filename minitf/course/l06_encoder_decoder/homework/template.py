@@ -48,10 +48,11 @@ builds and runs the model.
 
 Rules
 -----
-* Use Python and NumPy.  Work from the configuration: each coded task switches off
-  building the model (``EncoderDecoder.__init__``) and minitf's own counting for that task
-  (``num_parameters()``, ``activation_bytes``, ``minitf.course.lesson06``...): a task whose
-  code calls (or imports) one of them gets no credit, and the grader says so.
+* Use Python and NumPy, nothing else: when your file is graded it runs in a process that
+  holds no minitf (nor any other package): importing it fails, and the grader says why.
+  Work from the configuration, by the formulas of Lesson 6: a task whose code names
+  minitf's own model or counting (``EncoderDecoder``, ``num_parameters()``,
+  ``activation_bytes``, ``minitf.course.l06_encoder_decoder``...) gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify ``config`` in place.
 * Return Python ints (or NumPy integers): counts are compared exactly.
@@ -220,7 +221,7 @@ def forward_flops(config, B, S, T):
     """Task 6.4 (a): the floating-point operations of one forward pass, per part (Lesson 6,
     section 3, *Counting FLOPs*).
 
-    The convention (Lesson 6's, ``minitf/course/lesson06.py``):
+    The convention (Lesson 6's, ``minitf/course/l06_encoder_decoder/experiments.py``):
 
     * a FLOP is one multiplication or one addition, so a matrix product
       (m x k) @ (k x n) costs 2 m k n FLOPs (each of the m n entries is k multiplications

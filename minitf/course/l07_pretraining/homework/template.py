@@ -8,7 +8,7 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw07 hw07_pretraining.py                  # every task: a score table
-    minitf grade hw07 hw07_pretraining.py --task 2         # task 7.2 only
+    minitf grade hw07 hw07_pretraining.py --task 7.2         # task 7.2 only
 
 The tests compare what your functions return with minitf's own noise functions
 (``minitf.data.noise``), which follow T5's and fairseq's reference code.  Your code runs in a
@@ -24,9 +24,11 @@ right answer that can be checked exactly.
 
 Rules
 -----
-* Use NumPy.  Each task names the minitf functions it replaces (those of
-  ``minitf.data.noise`` that do its work, and the corpus's ``DenoisingTask``): a task whose
-  code calls (or imports) one of them gets no credit, and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place: compute new arrays.
 * Token ids are integers; return 1-D integer NumPy arrays (int64 is fine).  Ordinary token

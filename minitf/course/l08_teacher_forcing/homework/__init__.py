@@ -8,7 +8,7 @@ file                what it is
 ``questions.py``    the concept check's questions and options (the key is not here)
 ``tests/``          the public tests, a module per task; they run in the grader's
                     process and call the student's code in the student's own process
-``runs.py``         what runs in the student's process when a test plugs student code into
+``runs.py``         what runs in the grader's process when a test plugs student code into
                     minitf (training a tiny model with the student's loss, say)
 =================  ==================================================================
 

@@ -1,13 +1,13 @@
-"""Runs that put a student's function inside minitf, executed in the student's process.
+"""Runs that put a student's function inside minitf, executed in the grader's process.
 
 A test that wants to know what a student's ``shift_right``, mask or loss does to training
-asks the student's process to run one of these with the student's function plugged in;
-only the numbers come back (:mod:`minitf.grading.wire`).  The grader runs the same
-function with minitf's own pieces for the run to compare with.  Nothing here calls what
-the task in question switches off: task 8.1's run gets the student's ``shift_right``,
-task 8.3's the student's loss, task 8.2's the student's mask.  (Where a student's function
-returns plain data -- a mask -- a test may instead put that data into minitf itself, in the
-grader.)
+runs one of these with the student's function plugged in (``submission.run("train_losses",
+..., shift=Student("shift_right"))``): minitf runs here, and each call of the student's
+function goes to the student's process through its proxy, its arguments and result
+crossing by value (:mod:`minitf.grading.wire`).  The student's process never holds minitf.
+The grader runs the same function with minitf's own pieces for the run to compare with.
+(Where a student's function returns plain data -- a mask -- a test may instead put that
+data into minitf itself.)
 """
 from __future__ import annotations
 
@@ -63,6 +63,9 @@ def decode_and_record(model: EncoderDecoder, src_ids, start_id: int, eos_id: int
         inputs.append(np.array(decoder_input_ids, copy=True))
         return model_forward(src, decoder_input_ids, *args, **kwargs)
 
-    model.decode, model.forward = recording_decode, recording_forward  # this model only, in this process
-    generated = decode(model, src_ids, start_id, eos_id, max_len)
+    model.decode, model.forward = recording_decode, recording_forward  # instance attributes shadow the methods
+    try:
+        generated = decode(model, src_ids, start_id, eos_id, max_len)
+    finally:
+        del model.decode, model.forward  # the grader's model, as it was
     return generated, inputs

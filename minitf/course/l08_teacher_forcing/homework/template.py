@@ -8,7 +8,7 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw08 hw08_teacher_forcing.py                  # every task: a score table
-    minitf grade hw08 hw08_teacher_forcing.py --task 3         # task 8.3 only
+    minitf grade hw08 hw08_teacher_forcing.py --task 8.3         # task 8.3 only
 
 Where a task plugs into minitf, its tests also put your function inside a real model:
 they train a tiny model with your shift_right, mask or loss in place and compare with a
@@ -18,9 +18,11 @@ scored by the course's autograder (its answer key is not handed out).
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write.  Each task
-  names the minitf functions it replaces: a task whose code calls (or imports) one of them
-  gets no credit, and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Float comparisons in the tests use stated tolerances; float64 inputs must give float64
   outputs, float32 inputs float32 outputs.
@@ -142,8 +144,8 @@ def cross_attention_backward(attn, dy, cache):
         o = merge(A V)                             (B, T, D)
         y = o @ p["W_o"] + p["b_o"]                (B, T, D)
 
-    ``split`` is ``minitf.attention.split_heads(x, H)`` and ``merge`` is
-    ``minitf.attention.merge_heads``; you may use both (and ``minitf.layers.softmax``).
+    ``split`` is ``x.reshape(B, T, H, Dh).transpose(0, 2, 1, 3)`` (what ``minitf.attention.
+    split_heads(x, H)`` does) and ``merge`` its inverse; write both in your file.
     The mask is a constant.  A row of A that is all zeros (a fully masked query) needs no
     special case.
 

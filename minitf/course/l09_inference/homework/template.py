@@ -10,17 +10,19 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw09 hw09_inference.py                  # every task: a score table
-    minitf grade hw09 hw09_inference.py --task 3         # task 9.3 only
+    minitf grade hw09 hw09_inference.py --task 9.3         # task 9.3 only
 
 Your code runs in a process of its own, with a time and memory limit; only the data it
-returns is checked, against minitf's own implementation, on problems drawn afresh at every
+returns is checked, against minitf's own implementation, on problems drawn from a seed (public ones here, secret ones too when the course grades it) at every
 grading.  Task 9.6 is scored by the course's autograder (its answer key is not handed out).
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write.  Each task
-  names the minitf functions it replaces: a task whose code calls (or imports) one of them
-  gets no credit, and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify the arrays you are given; return new ones.
 * Vectorise: no Python loop over the batch, the beams or the positions is needed.

@@ -9,7 +9,7 @@ signatures; add helper functions if you like.
 Check your work as often as you like:
 
     minitf grade hw10 hw10_finetuning.py                  # every task: a score table
-    minitf grade hw10 hw10_finetuning.py --task 2         # task 10.2 only
+    minitf grade hw10 hw10_finetuning.py --task 10.2         # task 10.2 only
 
 Tasks 10.1 and 10.2 receive a small trained minitf ``EncoderDecoder`` (float64, with dropout)
 and a validation batch of pairs; the tests compare your numbers with
@@ -34,10 +34,11 @@ a position holding -100 is padding, scored by nothing.
 
 Rules
 -----
-* Use NumPy, and minitf for everything the task does not ask you to write; you may use
-  ``minitf.data.shift_right`` and ``minitf.layers.softmax``.  Each task names the minitf
-  functions it replaces: a task whose code calls (or imports) one of them gets no credit,
-  and the grader says so.
+* Use NumPy and the standard library, nothing else.  When your file is graded it runs in a
+  process that holds no minitf, no torch, scipy or any other package: importing one fails,
+  and the grader says why.  The few helpers a task needs (a softmax, a sigmoid, split_heads)
+  are a line or two each: write them in your file.  A task whose code names one of the
+  minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place.
 * Floats are compared to rtol 1e-9 (the model is float64); token ids exactly.
@@ -150,7 +151,7 @@ def early_stopping(values, mode, patience, min_delta=0.0):
     evaluation 3 does not either, 1.95 is not below 2.0 - 0.1 (count 2 = patience: stop).
     The checkpoint kept is evaluation 1's.
 
-    Not allowed: ``minitf.course.lesson10.early_stopping_picks``.
+    Not allowed: ``minitf.course.l10_finetuning.early_stopping_picks``.
     """
     raise NotImplementedError("Task 10.3: early_stopping is not written yet")
 

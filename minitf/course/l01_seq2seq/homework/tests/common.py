@@ -2,8 +2,8 @@
 with a check that it left its inputs alone, reading the dict of gradients it returns, and
 recognising a classic mistake by the numbers it computes instead.
 
-Each task module draws its problems from the run's ``homework_seed`` (``minitf grade``
-draws a fresh one each time), so their answers cannot be recorded beforehand, and computes
+Each task module draws its problems from the run's ``homework_seed`` (the public seed, and for each test's ``[secret]`` run the instructor folder's secret
+one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand, and computes
 minitf's answer in this (the grader's) process, from minitf's own modules loaded with the
 problem's weights.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitf.grading.asserts import as_array, call_read_only, close, fail
+from minitf.grading.asserts import as_array, close, fail
 
 # Forward tolerances: two float64 implementations of the same formula agree to ~1e-15.
 FORWARD_TOL = {np.dtype(np.float64): dict(rtol=1e-9, atol=1e-11), np.dtype(np.float32): dict(rtol=1e-4, atol=1e-5)}
@@ -37,9 +37,7 @@ def load(module, params: dict) -> None:
 
 
 # ---- inputs left alone ----------------------------------------------------------------------------------
-def call(fn, names: list, *args):
-    """Call the student's ``fn`` with positional ``args``; fail if it changed one of them."""
-    return call_read_only(fn, names, args, why="the same weights and states are reused at every step and by every row")
+READ_ONLY = "the same weights and states are reused at every step and by every row"  # why a test checks that an input came back unchanged (asserts.call)
 
 
 # ---- what comes back ---------------------------------------------------------------------------------------

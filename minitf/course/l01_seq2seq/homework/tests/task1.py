@@ -13,62 +13,63 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.rnn.cells import LSTMCell, LSTMState, sigmoid
 
-from .common import (BACKWARD_TOL, FORWARD_TOL, call, gradient_dict, load, matches_variant, pair, rng_for,
+from .common import (BACKWARD_TOL, FORWARD_TOL, READ_ONLY, gradient_dict, load, matches_variant, pair, rng_for,
                      uniform_params, wrong_keys)
 
 HOMEWORK = "hw01"
 task1 = pytest.mark.hw01_task1
 FORWARD_ARGS = ["x", "h_prev", "c_prev", "params"]
 BACKWARD_ARGS = ["dh", "dc"] + FORWARD_ARGS
-RIGHT_ORDER = "ifgo"  # torch's order of the four gates along the 4H columns
+RIGHT_ORDER = "ifgo"  # torch's order of the four gates along the 4Dr columns
 GRAD_HINTS = {
-    "dx": "dx = da W_ih^T, da (B, 4H) the gates' pre-activation gradients in the order i, f, g, o",
+    "dx": "dx = da W_ih^T, da (B, 4Dr) the gates' pre-activation gradients in the order i, f, g, o",
     "dh_prev": "dh_prev = da W_hh^T",
     "dc_prev": "dc_prev = (dc + dh * o * (1 - tanh(c)^2)) * f",
-    "dW_ih": "dW_ih = x^T da (D, 4H)", "dW_hh": "dW_hh = h_prev^T da (H, 4H)",
+    "dW_ih": "dW_ih = x^T da (D, 4Dr)", "dW_hh": "dW_hh = h_prev^T da (Dr, 4Dr)",
     "db_ih": "db_ih = da summed over the batch", "db_hh": "db_hh = da summed over the batch (the same as db_ih)",
 }
 
 
 class Problem(NamedTuple):
     x: np.ndarray  # (B, D)
-    h_prev: np.ndarray  # (B, H)
-    c_prev: np.ndarray  # (B, H)
-    params: dict  # W_ih (D, 4H), W_hh (H, 4H), b_ih, b_hh (4H,)
+    h_prev: np.ndarray  # (B, Dr)
+    c_prev: np.ndarray  # (B, Dr)
+    params: dict  # W_ih (D, 4Dr), W_hh (Dr, 4Dr), b_ih, b_hh (4Dr,)
 
     @property
     def dims(self) -> tuple:
-        """(B, D, H)"""
+        """(B, D, Dr)"""
         return self.x.shape + (self.h_prev.shape[1],)
 
     def args(self) -> tuple:
         return self.x, self.h_prev, self.c_prev, self.params
 
 
-def make_problem(seed: int, *, B=3, D=4, H=5, dtype=np.float64) -> Problem:
+def make_problem(seed: int, *, B=3, D=4, Dr=5, dtype=np.float64) -> Problem:
     """Weights U(-0.6, 0.6) (gates away from saturation, where every mistake shows), a cell state of a few units."""
     rng = rng_for(seed)
-    params = uniform_params(rng, {"W_ih": (D, 4 * H), "W_hh": (H, 4 * H), "b_ih": (4 * H,), "b_hh": (4 * H,)}, 0.6,
+    params = uniform_params(rng, {"W_ih": (D, 4 * Dr), "W_hh": (Dr, 4 * Dr), "b_ih": (4 * Dr,), "b_hh": (4 * Dr,)}, 0.6,
                             dtype)
     x = rng.normal(size=(B, D)).astype(dtype)
-    h_prev = rng.uniform(-0.9, 0.9, size=(B, H)).astype(dtype)
-    c_prev = rng.normal(0.0, 1.5, size=(B, H)).astype(dtype)
+    h_prev = rng.uniform(-0.9, 0.9, size=(B, Dr)).astype(dtype)
+    c_prev = rng.normal(0.0, 1.5, size=(B, Dr)).astype(dtype)
     return Problem(x, h_prev, c_prev, params)
 
 
 def upstream(problem: Problem, seed: int) -> tuple:
-    """(dh, dc), random (B, H) each."""
+    """(dh, dc), random (B, Dr) each."""
     rng = rng_for(seed)
     return rng.normal(size=problem.h_prev.shape), rng.normal(size=problem.c_prev.shape)
 
 
 # ---- minitf's answers ----------------------------------------------------------------------------------------
 def minitf_cell(problem: Problem) -> LSTMCell:
-    B, D, H = problem.dims
-    cell = LSTMCell(D, H, rng=np.random.default_rng(0), dtype=problem.x.dtype)
+    B, D, Dr = problem.dims
+    cell = LSTMCell(D, Dr, rng=np.random.default_rng(0), dtype=problem.x.dtype)
     load(cell, problem.params)
     return cell
 
@@ -96,18 +97,18 @@ def lstm_variant(problem: Problem, dh=None, dc=None, *, order: str = RIGHT_ORDER
                  squash_c: bool = True):
     """The LSTM step with one thing changed: (h, c, grads or None).
 
-    order: which gate each block of 4H columns holds ("ifgo" is right); tanh_path: dc gets
+    order: which gate each block of 4Dr columns holds ("ifgo" is right); tanh_path: dc gets
     dh * o * tanh'(c) (right) or not; dc_prev: "whole * f" (right), "whole" (the forget gate
     left out) or "incoming * f" (the dc that arrived, without the path through h);
     sigmoid_prime: "s(1-s)" (right) or "s"; biases: "both" (right), "ih" or "hh" alone;
     squash_c: h = o * tanh(c) (right) or o * c (forward only).
     """
     p = problem.params
-    B, D, H = problem.dims
+    B, D, Dr = problem.dims
     x, h_prev, c_prev = problem.x, problem.h_prev, problem.c_prev
-    a = x @ p["W_ih"] + h_prev @ p["W_hh"]  # (B, 4H)
+    a = x @ p["W_ih"] + h_prev @ p["W_hh"]  # (B, 4Dr)
     a = a + (p["b_ih"] if biases in ("both", "ih") else 0.0) + (p["b_hh"] if biases in ("both", "hh") else 0.0)
-    cols = {gate: slice(k * H, (k + 1) * H) for k, gate in enumerate(order)}
+    cols = {gate: slice(k * Dr, (k + 1) * Dr) for k, gate in enumerate(order)}
     i, f, o = (sigmoid(a[:, cols[n]]) for n in "ifo")
     g = np.tanh(a[:, cols["g"]])
     c = f * c_prev + i * g
@@ -124,7 +125,7 @@ def lstm_variant(problem: Problem, dh=None, dc=None, *, order: str = RIGHT_ORDER
         return s * (1.0 - s) if sigmoid_prime == "s(1-s)" else s
 
     parts = {"i": di * sp(i), "f": df * sp(f), "g": dg * (1.0 - g ** 2), "o": do * sp(o)}
-    da = np.concatenate([parts[n] for n in order], axis=1)  # (B, 4H)
+    da = np.concatenate([parts[n] for n in order], axis=1)  # (B, 4Dr)
     grads = {"dx": da @ p["W_ih"].T, "dh_prev": da @ p["W_hh"].T, "dc_prev": dprev,
              "dW_ih": x.T @ da, "dW_hh": h_prev.T @ da, "db_ih": da.sum(axis=0), "db_hh": da.sum(axis=0)}
     return h, c, grads
@@ -136,8 +137,8 @@ def other_orders():
 
 def order_message(order: str) -> str:
     return (f"the gates were read in the order {', '.join(order)}: torch's order (minitf's, and the layout of "
-            f"W_ih, W_hh, b_ih, b_hh) is i, f, g, o -- columns 0..H-1 the input gate i, H..2H-1 the forget gate f, "
-            f"2H..3H-1 the candidate g (the tanh one), 3H..4H-1 the output gate o. Some papers and libraries "
+            f"W_ih, W_hh, b_ih, b_hh) is i, f, g, o -- columns 0..Dr-1 the input gate i, Dr..2Dr-1 the forget gate f, "
+            f"2Dr..3Dr-1 the candidate g (the tanh one), 3Dr..4Dr-1 the output gate o. Some papers and libraries "
             f"order them differently; the weights you are given follow torch")
 
 
@@ -146,12 +147,12 @@ def order_message(order: str) -> str:
 # =====================================================================================
 def check_forward(out, problem: Problem) -> None:
     """The student's (h, c) against minitf's, naming the mistake where it is recognised."""
-    B, D, H = problem.dims
+    B, D, Dr = problem.dims
     dtype = problem.x.dtype
     tol = FORWARD_TOL[np.dtype(dtype)]
     h, c = pair(out, "lstm_step_forward", "(h, c)")
-    h = as_array("h", h, shape=(B, H), kind="f", dtype=dtype)
-    c = as_array("c", c, shape=(B, H), kind="f", dtype=dtype)
+    h = as_array("h", h, shape=(B, Dr), kind="f", dtype=dtype)
+    c = as_array("c", c, shape=(B, Dr), kind="f", dtype=dtype)
     h_e, c_e = minitf_forward(problem)
     if close(h, h_e, **tol) and close(c, c_e, **tol):
         return
@@ -174,27 +175,27 @@ def check_forward(out, problem: Problem) -> None:
 
 @task1
 def test_lstm_step_forward(submission, homework_seed):
-    """h and c of one step, in float64, on two shapes (D < H and D > H)."""
+    """h and c of one step, in float64, on two shapes (D < Dr and D > Dr)."""
     lstm_step_forward = submission.function("lstm_step_forward")
-    for k, (B, D, H) in enumerate([(3, 4, 5), (2, 6, 3)]):
-        problem = make_problem(homework_seed + 10 + k, B=B, D=D, H=H)
-        check_forward(call(lstm_step_forward, FORWARD_ARGS, *problem.args()), problem)
+    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3)], B=(1, 5), D=(1, 6), Dr=(1, 6))):
+        problem = make_problem(homework_seed + 10 + k, B=B, D=D, Dr=Dr)
+        check_forward(call(lstm_step_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task1
 def test_lstm_step_forward_keeps_float32(submission, homework_seed):
     lstm_step_forward = submission.function("lstm_step_forward")
-    problem = make_problem(homework_seed + 20, B=2, D=3, H=4, dtype=np.float32)
-    check_forward(call(lstm_step_forward, FORWARD_ARGS, *problem.args()), problem)
+    problem = make_problem(homework_seed + 20, B=2, D=3, Dr=4, dtype=np.float32)
+    check_forward(call(lstm_step_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 def backward(fn, problem: Problem, seed: int):
     """The student's gradients (checked for keys, shapes, dtypes), minitf's, and (dh, dc)."""
-    B, D, H = problem.dims
+    B, D, Dr = problem.dims
     dh, dc = upstream(problem, seed)
-    out = call(fn, BACKWARD_ARGS, dh, dc, *problem.args())
-    shapes = {"dx": (B, D), "dh_prev": (B, H), "dc_prev": (B, H), "dW_ih": (D, 4 * H), "dW_hh": (H, 4 * H),
-              "db_ih": (4 * H,), "db_hh": (4 * H,)}
+    out = call(fn, dh, dc, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+    shapes = {"dx": (B, D), "dh_prev": (B, Dr), "dc_prev": (B, Dr), "dW_ih": (D, 4 * Dr), "dW_hh": (Dr, 4 * Dr),
+              "db_ih": (4 * Dr,), "db_hh": (4 * Dr,)}
     return gradient_dict(out, "lstm_step_backward", shapes), minitf_backward(problem, dh, dc), (dh, dc)
 
 
@@ -246,8 +247,8 @@ def check_backward(g: dict, e: dict, problem: Problem, dh, dc, keys) -> None:
 def test_lstm_step_backward_input_gradients(submission, homework_seed):
     """dx, dh_prev and dc_prev, in float64 to 1e-11 (finite differences do not get there)."""
     lstm_step_backward = submission.function("lstm_step_backward")
-    for k, (B, D, H) in enumerate([(3, 4, 5), (2, 6, 3)]):
-        problem = make_problem(homework_seed + 30 + k, B=B, D=D, H=H)
+    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3)], B=(1, 5), D=(1, 6), Dr=(1, 6))):
+        problem = make_problem(homework_seed + 30 + k, B=B, D=D, Dr=Dr)
         g, e, (dh, dc) = backward(lstm_step_backward, problem, homework_seed + 40 + k)
         check_backward(g, e, problem, dh, dc, ("dc_prev", "dh_prev", "dx"))
 
@@ -256,7 +257,7 @@ def test_lstm_step_backward_input_gradients(submission, homework_seed):
 def test_lstm_step_backward_weight_gradients(submission, homework_seed):
     """dW_ih, dW_hh, db_ih and db_hh, gates in the order i, f, g, o."""
     lstm_step_backward = submission.function("lstm_step_backward")
-    problem = make_problem(homework_seed + 50, B=4, D=3, H=4)
+    problem = make_problem(homework_seed + 50, B=4, D=3, Dr=4)
     g, e, (dh, dc) = backward(lstm_step_backward, problem, homework_seed + 51)
     check_backward(g, e, problem, dh, dc, ("dW_ih", "dW_hh", "db_ih", "db_hh"))
 
@@ -266,13 +267,13 @@ def test_lstm_step_backward_without_upstream_cell_gradient(submission, homework_
     """dc = 0 (the last step of a sequence whose c is not read): the cell state still gets a gradient
     through h = o * tanh(c), and it still goes back through the forget gate."""
     lstm_step_backward = submission.function("lstm_step_backward")
-    problem = make_problem(homework_seed + 60, B=3, D=2, H=3)
-    B, D, H = problem.dims
-    dh = rng_for(homework_seed + 61).normal(size=(B, H))
-    dc = np.zeros((B, H))
-    out = call(lstm_step_backward, BACKWARD_ARGS, dh, dc, *problem.args())
-    shapes = {"dx": (B, D), "dh_prev": (B, H), "dc_prev": (B, H), "dW_ih": (D, 4 * H), "dW_hh": (H, 4 * H),
-              "db_ih": (4 * H,), "db_hh": (4 * H,)}
+    problem = make_problem(homework_seed + 60, B=3, D=2, Dr=3)
+    B, D, Dr = problem.dims
+    dh = rng_for(homework_seed + 61).normal(size=(B, Dr))
+    dc = np.zeros((B, Dr))
+    out = call(lstm_step_backward, dh, dc, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+    shapes = {"dx": (B, D), "dh_prev": (B, Dr), "dc_prev": (B, Dr), "dW_ih": (D, 4 * Dr), "dW_hh": (Dr, 4 * Dr),
+              "db_ih": (4 * Dr,), "db_hh": (4 * Dr,)}
     g = gradient_dict(out, "lstm_step_backward", shapes)
     e = minitf_backward(problem, dh, dc)
     if np.abs(g["dc_prev"]).max() == 0:

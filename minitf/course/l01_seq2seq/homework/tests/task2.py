@@ -13,10 +13,11 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.rnn import Recurrent, RecurrentOutput
 
-from .common import (BACKWARD_TOL, FORWARD_TOL, call, gradient_dict, load, matches_variant, pair, rng_for,
+from .common import (BACKWARD_TOL, FORWARD_TOL, READ_ONLY, gradient_dict, load, matches_variant, pair, rng_for,
                      uniform_params, wrong_keys)
 
 HOMEWORK = "hw01"
@@ -34,12 +35,12 @@ GRAD_HINTS = {
 class Problem(NamedTuple):
     x: np.ndarray  # (B, T, D), arbitrary (nonzero) at padded steps
     lengths: np.ndarray  # (B,) ints in [1, T]
-    h0: np.ndarray  # (B, H)
-    params: dict  # W_ih (D, H), W_hh (H, H), b_ih, b_hh (H,)
+    h0: np.ndarray  # (B, Dr)
+    params: dict  # W_ih (D, Dr), W_hh (Dr, Dr), b_ih, b_hh (Dr,)
 
     @property
     def dims(self) -> tuple:
-        """(B, T, D, H)"""
+        """(B, T, D, Dr)"""
         return self.x.shape + (self.h0.shape[1],)
 
     @property
@@ -51,39 +52,39 @@ class Problem(NamedTuple):
         return self.x, self.lengths, self.h0, self.params
 
     def describe(self) -> str:
-        B, T, D, H = self.dims
-        return f"B={B}, T={T}, D={D}, H={H}, lengths {self.lengths.tolist()}"
+        B, T, D, Dr = self.dims
+        return f"B={B}, T={T}, D={D}, Dr={Dr}, lengths {self.lengths.tolist()}"
 
 
-def make_problem(seed: int, *, B=4, T=6, D=3, H=5, lengths=None, dtype=np.float64) -> Problem:
+def make_problem(seed: int, *, B=4, T=6, D=3, Dr=5, lengths=None, dtype=np.float64) -> Problem:
     """Weights U(-0.5, 0.5), a nonzero initial state; ``lengths`` defaults to one full row, one of
     length 1 and the rest random, so that padding is always there."""
     rng = rng_for(seed)
-    params = uniform_params(rng, {"W_ih": (D, H), "W_hh": (H, H), "b_ih": (H,), "b_hh": (H,)}, 0.5, dtype)
+    params = uniform_params(rng, {"W_ih": (D, Dr), "W_hh": (Dr, Dr), "b_ih": (Dr,), "b_hh": (Dr,)}, 0.5, dtype)
     x = rng.normal(size=(B, T, D)).astype(dtype)
-    h0 = rng.uniform(-0.5, 0.5, size=(B, H)).astype(dtype)
+    h0 = rng.uniform(-0.5, 0.5, size=(B, Dr)).astype(dtype)
     if lengths is None:
-        lengths = [T, 1] + list(rng.integers(1, T, size=B - 2))
+        lengths = [T, 1] + list(rng.integers(1, max(T, 2), size=max(B - 2, 0)))  # B = 1: the full row alone
     return Problem(x, np.asarray(lengths[:B], dtype=np.int64), h0, params)
 
 
 def upstream(problem: Problem, seed: int) -> tuple:
-    """(doutputs (B, T, H), dh_final (B, H)), random everywhere -- padded steps included."""
-    B, T, D, H = problem.dims
+    """(doutputs (B, T, Dr), dh_final (B, Dr)), random everywhere -- padded steps included."""
+    B, T, D, Dr = problem.dims
     rng = rng_for(seed)
-    return rng.normal(size=(B, T, H)), rng.normal(size=(B, H))
+    return rng.normal(size=(B, T, Dr)), rng.normal(size=(B, Dr))
 
 
 # ---- minitf's answers ----------------------------------------------------------------------------------------
 def minitf_layer(problem: Problem) -> Recurrent:
-    B, T, D, H = problem.dims
-    layer = Recurrent("rnn", D, H, rng=np.random.default_rng(0), dtype=problem.x.dtype)
+    B, T, D, Dr = problem.dims
+    layer = Recurrent("rnn", D, Dr, rng=np.random.default_rng(0), dtype=problem.x.dtype)
     load(layer.forward_cells[0], problem.params)
     return layer
 
 
 def minitf_forward(problem: Problem) -> tuple:
-    """(outputs (B, T, H), h_final (B, H)) of minitf's Recurrent layer."""
+    """(outputs (B, T, Dr), h_final (B, Dr)) of minitf's Recurrent layer."""
     (outputs, final), _ = minitf_layer(problem).forward(problem.x, problem.lengths, problem.h0[None])
     return outputs, final[0]
 
@@ -114,7 +115,7 @@ def rnn_variant(problem: Problem, doutputs=None, dh_final=None, *, hold: bool = 
     (right) or is dropped.
     """
     p = problem.params
-    B, T, D, H = problem.dims
+    B, T, D, Dr = problem.dims
     x = problem.x
     live = ~problem.padded.T[:, :, None]  # (T, B, 1)
     states, new = [problem.h0], []
@@ -122,7 +123,7 @@ def rnn_variant(problem: Problem, doutputs=None, dh_final=None, *, hold: bool = 
         h_t = np.tanh(x[:, t] @ p["W_ih"] + p["b_ih"] + states[-1] @ p["W_hh"] + p["b_hh"])
         new.append(h_t)
         states.append(np.where(live[t], h_t, states[-1]) if hold else h_t)
-    new = np.stack(new)  # (T, B, H)
+    new = np.stack(new)  # (T, B, Dr)
     outputs = (new * live if zero_outputs else new).transpose(1, 0, 2)
     h_final = states[-1] if final == "state" else outputs[:, -1]
     if doutputs is None:
@@ -135,7 +136,7 @@ def rnn_variant(problem: Problem, doutputs=None, dh_final=None, *, hold: bool = 
         da[t] = dnew * (1.0 - new[t] ** 2)
         back = da[t] @ p["W_hh"].T
         dh = np.where(gate[t], back, dh if pass_through else 0.0)
-    h_prev = np.stack(states[:-1])  # (T, B, H)
+    h_prev = np.stack(states[:-1])  # (T, B, Dr)
     steps = {"sum": slice(None), "first": slice(0, 1), "last": slice(T - 1, T)}[accumulate]
     da_s, x_s, h_s = da[steps], x.transpose(1, 0, 2)[steps], h_prev[steps]
     grads = {"dx": (da @ p["W_ih"].T).transpose(1, 0, 2), "dh0": dh,
@@ -149,14 +150,14 @@ def rnn_variant(problem: Problem, doutputs=None, dh_final=None, *, hold: bool = 
 # =====================================================================================
 def check_forward(out, problem: Problem) -> None:
     """The student's (outputs, h_final) against minitf's, naming the mistake where it is recognised."""
-    B, T, D, H = problem.dims
+    B, T, D, Dr = problem.dims
     dtype = problem.x.dtype
     tol = FORWARD_TOL[np.dtype(dtype)]
     outputs, h_final = pair(out, "rnn_forward", "(outputs, h_final)")
-    outputs = as_array("outputs", outputs, shape=(B, T, H), kind="f", dtype=dtype)
-    h_final = as_array("h_final", h_final, shape=(B, H), kind="f", dtype=dtype)
+    outputs = as_array("outputs", outputs, shape=(B, T, Dr), kind="f", dtype=dtype)
+    h_final = as_array("h_final", h_final, shape=(B, Dr), kind="f", dtype=dtype)
     out_e, fin_e = minitf_forward(problem)
-    on_padding = np.abs(outputs) * problem.padded[:, :, None]  # (B, T, H)
+    on_padding = np.abs(outputs) * problem.padded[:, :, None]  # (B, T, Dr)
     if on_padding.max() > tol["atol"]:
         b, t, _ = np.unravel_index(int(np.argmax(on_padding)), on_padding.shape)
         fail(f"outputs are not zero at padded steps (row {b} has {problem.lengths[b]} real steps, yet its output at "
@@ -192,25 +193,26 @@ def check_forward(out, problem: Problem) -> None:
 def test_rnn_forward_over_padding(submission, homework_seed):
     """outputs and h_final in float64, for two batches of rows of different lengths (some of length 1)."""
     rnn_forward = submission.function("rnn_forward")
-    for k, (B, T, D, H) in enumerate([(4, 6, 3, 5), (3, 5, 4, 2)]):
-        problem = make_problem(homework_seed + 100 + k, B=B, T=T, D=D, H=H)
-        check_forward(call(rnn_forward, FORWARD_ARGS, *problem.args()), problem)
+    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2)], B=(1, 5), T=(1, 7), D=(1, 5),
+                                            Dr=(1, 6))):
+        problem = make_problem(homework_seed + 100 + k, B=B, T=T, D=D, Dr=Dr)
+        check_forward(call(rnn_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task2
 def test_rnn_forward_without_padding_keeps_float32(submission, homework_seed):
     """Every row of length T (nothing to mask), in float32: the plain recurrence."""
     rnn_forward = submission.function("rnn_forward")
-    problem = make_problem(homework_seed + 110, B=2, T=4, D=3, H=3, lengths=[4, 4], dtype=np.float32)
-    check_forward(call(rnn_forward, FORWARD_ARGS, *problem.args()), problem)
+    problem = make_problem(homework_seed + 110, B=2, T=4, D=3, Dr=3, lengths=[4, 4], dtype=np.float32)
+    check_forward(call(rnn_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 def backward(fn, problem: Problem, seed: int):
     """The student's gradients (keys, shapes, dtypes checked), minitf's, and the upstream gradients."""
-    B, T, D, H = problem.dims
+    B, T, D, Dr = problem.dims
     doutputs, dh_final = upstream(problem, seed)
-    out = call(fn, BACKWARD_ARGS, doutputs, dh_final, *problem.args())
-    shapes = {"dx": (B, T, D), "dh0": (B, H), "dW_ih": (D, H), "dW_hh": (H, H), "db_ih": (H,), "db_hh": (H,)}
+    out = call(fn, doutputs, dh_final, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+    shapes = {"dx": (B, T, D), "dh0": (B, Dr), "dW_ih": (D, Dr), "dW_hh": (Dr, Dr), "db_ih": (Dr,), "db_hh": (Dr,)}
     return gradient_dict(out, "rnn_backward", shapes), minitf_backward(problem, doutputs, dh_final), \
         (doutputs, dh_final)
 
@@ -257,8 +259,9 @@ def check_backward(g: dict, e: dict, problem: Problem, doutputs, dh_final, keys)
 def test_rnn_backward_input_gradients(submission, homework_seed):
     """dx (0 at padded steps) and dh0, in float64 to 1e-11, on two padded batches."""
     rnn_backward = submission.function("rnn_backward")
-    for k, (B, T, D, H) in enumerate([(4, 6, 3, 5), (3, 5, 4, 2)]):
-        problem = make_problem(homework_seed + 120 + k, B=B, T=T, D=D, H=H)
+    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2)], B=(1, 5), T=(1, 7), D=(1, 5),
+                                            Dr=(1, 6))):
+        problem = make_problem(homework_seed + 120 + k, B=B, T=T, D=D, Dr=Dr)
         g, e, (do, dfin) = backward(rnn_backward, problem, homework_seed + 130 + k)
         check_backward(g, e, problem, do, dfin, ("dx", "dh0"))
 
@@ -267,7 +270,7 @@ def test_rnn_backward_input_gradients(submission, homework_seed):
 def test_rnn_backward_weight_gradients_sum_over_steps(submission, homework_seed):
     """dW_ih, dW_hh, db_ih and db_hh: sums over every real step."""
     rnn_backward = submission.function("rnn_backward")
-    problem = make_problem(homework_seed + 140, B=4, T=5, D=3, H=4)
+    problem = make_problem(homework_seed + 140, B=4, T=5, D=3, Dr=4)
     g, e, (do, dfin) = backward(rnn_backward, problem, homework_seed + 141)
     check_backward(g, e, problem, do, dfin, ("dW_ih", "dW_hh", "db_ih", "db_hh"))
 
@@ -277,11 +280,11 @@ def test_rnn_backward_final_state_reaches_short_rows(submission, homework_seed):
     """doutputs = 0: the only gradient is dh_final's, which must reach each row's last real step
     through the padding, and go on back to h0."""
     rnn_backward = submission.function("rnn_backward")
-    problem = make_problem(homework_seed + 150, B=3, T=5, D=2, H=3, lengths=[5, 2, 1])
-    B, T, D, H = problem.dims
-    doutputs, dh_final = np.zeros((B, T, H)), rng_for(homework_seed + 151).normal(size=(B, H))
-    out = call(rnn_backward, BACKWARD_ARGS, doutputs, dh_final, *problem.args())
-    shapes = {"dx": (B, T, D), "dh0": (B, H), "dW_ih": (D, H), "dW_hh": (H, H), "db_ih": (H,), "db_hh": (H,)}
+    problem = make_problem(homework_seed + 150, B=3, T=5, D=2, Dr=3, lengths=[5, 2, 1])
+    B, T, D, Dr = problem.dims
+    doutputs, dh_final = np.zeros((B, T, Dr)), rng_for(homework_seed + 151).normal(size=(B, Dr))
+    out = call(rnn_backward, doutputs, dh_final, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+    shapes = {"dx": (B, T, D), "dh0": (B, Dr), "dW_ih": (D, Dr), "dW_hh": (Dr, Dr), "db_ih": (Dr,), "db_hh": (Dr,)}
     g = gradient_dict(out, "rnn_backward", shapes)
     e = minitf_backward(problem, doutputs, dh_final)
     for b in (1, 2):

@@ -14,12 +14,14 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.models import RNNSeq2Seq
 from minitf.models.rnn_seq2seq import DecoderState, EncoderMemory
 from minitf.rnn import RNNConfig
 
-from .common import BACKWARD_TOL, FORWARD_TOL, call, gradient_dict, load, pair, rng_for, uniform_params, wrong_keys
+from .common import (BACKWARD_TOL, FORWARD_TOL, READ_ONLY, gradient_dict, load, pair, rng_for, uniform_params,
+                     wrong_keys)
 
 HOMEWORK = "hw01"
 task3 = pytest.mark.hw01_task3
@@ -29,14 +31,14 @@ MODES = ("init", "concat", "both")
 
 
 class Problem(NamedTuple):
-    h_enc: np.ndarray  # (B, He) the conditioning vector
+    h_enc: np.ndarray  # (B, De) the conditioning vector
     embeddings: np.ndarray  # (B, T, E)
-    params: dict  # W_bridge (He, H), b_bridge (H,)
+    params: dict  # W_bridge (De, Dr), b_bridge (Dr,)
     L: int  # decoder layers
 
     @property
     def dims(self) -> tuple:
-        """(B, T, E, He, H)"""
+        """(B, T, E, De, Dr)"""
         B, T, E = self.embeddings.shape
         return B, T, E, self.h_enc.shape[1], self.params["W_bridge"].shape[1]
 
@@ -44,32 +46,32 @@ class Problem(NamedTuple):
         return self.h_enc, self.embeddings, self.params, conditioning
 
     def describe(self, conditioning: str) -> str:
-        B, T, E, He, H = self.dims
-        return f"conditioning={conditioning!r}, B={B}, T={T}, E={E}, He={He}, H={H}, L={self.L} decoder layers"
+        B, T, E, De, Dr = self.dims
+        return f"conditioning={conditioning!r}, B={B}, T={T}, E={E}, De={De}, Dr={Dr}, L={self.L} decoder layers"
 
 
-def make_problem(seed: int, *, B=3, T=4, E=3, He=5, H=4, L=2, dtype=np.float64) -> Problem:
+def make_problem(seed: int, *, B=3, T=4, E=3, De=5, Dr=4, L=2, dtype=np.float64) -> Problem:
     rng = rng_for(seed)
-    params = uniform_params(rng, {"W_bridge": (He, H), "b_bridge": (H,)}, 0.7, dtype)
-    h_enc = rng.uniform(-0.9, 0.9, size=(B, He)).astype(dtype)
+    params = uniform_params(rng, {"W_bridge": (De, Dr), "b_bridge": (Dr,)}, 0.7, dtype)
+    h_enc = rng.uniform(-0.9, 0.9, size=(B, De)).astype(dtype)
     embeddings = rng.normal(size=(B, T, E)).astype(dtype)
     return Problem(h_enc, embeddings, params, L)
 
 
 def upstream(problem: Problem, conditioning: str, seed: int) -> tuple:
-    """(dh0 (L, B, H), dX (B, T, E [+ He])), random."""
-    B, T, E, He, H = problem.dims
+    """(dh0 (L, B, Dr), dX (B, T, E [+ De])), random."""
+    B, T, E, De, Dr = problem.dims
     rng = rng_for(seed)
-    width = E + (He if conditioning != "init" else 0)
-    return rng.normal(size=(problem.L, B, H)), rng.normal(size=(B, T, width))
+    width = E + (De if conditioning != "init" else 0)
+    return rng.normal(size=(problem.L, B, Dr)), rng.normal(size=(B, T, width))
 
 
 # ---- minitf's answers ----------------------------------------------------------------------------------------
 def minitf_model(problem: Problem, conditioning: str) -> RNNSeq2Seq:
     """A tanh-RNN encoder-decoder with the problem's widths, bridge and decoder depth."""
-    B, T, E, He, H = problem.dims
-    config = RNNConfig(src_vocab_size=8, tgt_vocab_size=8, cell="rnn", embedding_size=E, hidden_size=H,
-                       encoder_hidden_size=He, n_decoder_layers=problem.L, conditioning=conditioning,
+    B, T, E, De, Dr = problem.dims
+    config = RNNConfig(src_vocab_size=8, tgt_vocab_size=8, cell="rnn", embedding_size=E, hidden_size=Dr,
+                       encoder_hidden_size=De, n_decoder_layers=problem.L, conditioning=conditioning,
                        bridge="linear", dtype=np.dtype(problem.h_enc.dtype).name)
     model = RNNSeq2Seq(config)
     if config.uses_bridge:
@@ -84,12 +86,12 @@ def _memory(problem: Problem) -> EncoderMemory:
 
 
 def minitf_forward(problem: Problem, conditioning: str) -> tuple:
-    """(h0 (B, H), X (B, T, width)): minitf's initial state (every layer's is the same) and decoder input."""
+    """(h0 (B, Dr), X (B, T, width)): minitf's initial state (every layer's is the same) and decoder input."""
     model = minitf_model(problem, conditioning)
     state, _ = model.initial_state(_memory(problem))
-    B, T, E, He, H = problem.dims
+    B, T, E, De, Dr = problem.dims
     parts = {"embedding": problem.embeddings,
-             "conditioning": np.broadcast_to(problem.h_enc[:, None, :], (B, T, He))}  # the same h_enc at every step
+             "conditioning": np.broadcast_to(problem.h_enc[:, None, :], (B, T, De))}  # the same h_enc at every step
     X = np.concatenate([parts[name] for name in model.input_parts], axis=-1)  # minitf's order of the input's parts
     return state.layers[0], X
 
@@ -104,8 +106,8 @@ def minitf_backward(problem: Problem, conditioning: str, dh0, dX) -> dict:
     if "conditioning" in dparts:  # RNNSeq2Seq.backward: every step's share, summed
         share = dparts["conditioning"].sum(axis=1)
         dcond = share if dcond is None else dcond + share
-    B, T, E, He, H = problem.dims
-    bridge = model.bridge_h.grads if model.config.uses_bridge else {"W": np.zeros((He, H)), "b": np.zeros(H)}
+    B, T, E, De, Dr = problem.dims
+    bridge = model.bridge_h.grads if model.config.uses_bridge else {"W": np.zeros((De, Dr)), "b": np.zeros(Dr)}
     return {"dh_enc": dcond, "dW_bridge": bridge["W"].copy(), "db_bridge": bridge["b"].copy()}
 
 
@@ -114,60 +116,60 @@ def conditioning_variant(problem: Problem, conditioning: str, dh0=None, dX=None,
                          tanh_prime: bool = True, layers: str = "sum", steps: str = "sum", paths: str = "both"):
     """Task 1.3 with one thing changed: (h0, X, grads or None).
 
-    transposed: the bridge used as h_enc W^T (torch's layout; needs He = H), its gradients
+    transposed: the bridge used as h_enc W^T (torch's layout; needs De = Dr), its gradients
     transposed too; tanh_prime: the bridge's tanh differentiated (right) or not; layers: how
     the L layers' dh0 combine ("sum" right, "first", "last", "mean"); steps: how the T steps'
     shares of dX combine ("sum" right, "first", "last", "mean"); paths: for "both", the two
     paths added ("both", right) or only "init" or "concat".
     """
     p = problem.params
-    B, T, E, He, H = problem.dims
+    B, T, E, De, Dr = problem.dims
     W = p["W_bridge"].T if transposed else p["W_bridge"]
     init, concat = conditioning in ("init", "both"), conditioning in ("concat", "both")
-    h0 = np.tanh(problem.h_enc @ W + p["b_bridge"]) if init else np.zeros((B, H))
+    h0 = np.tanh(problem.h_enc @ W + p["b_bridge"]) if init else np.zeros((B, Dr))
     X = problem.embeddings
     if concat:
-        X = np.concatenate([X, np.broadcast_to(problem.h_enc[:, None, :], (B, T, He))], axis=-1)
+        X = np.concatenate([X, np.broadcast_to(problem.h_enc[:, None, :], (B, T, De))], axis=-1)
     if dh0 is None:
         return h0, X, None
-    dh_enc, dW, db = np.zeros((B, He)), np.zeros((He, H)), np.zeros(H)
+    dh_enc, dW, db = np.zeros((B, De)), np.zeros((De, Dr)), np.zeros(Dr)
     if init and paths != "concat":
         dh = {"sum": dh0.sum(axis=0), "first": dh0[0], "last": dh0[-1], "mean": dh0.mean(axis=0)}[layers]
         da = dh * (1.0 - h0 ** 2) if tanh_prime else dh
         dh_enc = dh_enc + da @ W.T
         dW, db = (da.T @ problem.h_enc if transposed else problem.h_enc.T @ da), da.sum(axis=0)
     if concat and paths != "init":
-        share = dX[:, :, E:]  # (B, T, He)
+        share = dX[:, :, E:]  # (B, T, De)
         dh_enc = dh_enc + {"sum": share.sum(axis=1), "first": share[:, 0], "last": share[:, -1],
                            "mean": share.mean(axis=1)}[steps]
     return h0, X, {"dh_enc": dh_enc, "dW_bridge": dW, "db_bridge": db}
 
 
-TRANSPOSED = ("the bridge weights were transposed: h_enc W_bridge^T is torch's layout (its weight is (H, He)). "
+TRANSPOSED = ("the bridge weights were transposed: h_enc W_bridge^T is torch's layout (its weight is (Dr, De)). "
               "minitf stores every linear map (D_in, D_out) for x @ W, so h0 = tanh(h_enc @ W_bridge + b_bridge), "
-              "dh_enc = da @ W_bridge^T and dW_bridge = h_enc^T da, shaped (He, H) like W_bridge")
+              "dh_enc = da @ W_bridge^T and dW_bridge = h_enc^T da, shaped (De, Dr) like W_bridge")
 
 
 # =====================================================================================
 # Task 1.3 -- the conditioning vector: initial state vs input at every step
 # =====================================================================================
 def check_forward(out, problem: Problem, conditioning: str) -> None:
-    B, T, E, He, H = problem.dims
+    B, T, E, De, Dr = problem.dims
     dtype = problem.h_enc.dtype
     tol = FORWARD_TOL[np.dtype(dtype)]
     h0, X = pair(out, "condition_decoder", "(h0, X)")
-    width = E + (He if conditioning != "init" else 0)
-    h0 = as_array("h0", h0, shape=(B, H), kind="f", dtype=dtype)
-    if getattr(X, "shape", None) == (B, T, E + He) and conditioning == "init":
+    width = E + (De if conditioning != "init" else 0)
+    h0 = as_array("h0", h0, shape=(B, Dr), kind="f", dtype=dtype)
+    if getattr(X, "shape", None) == (B, T, E + De) and conditioning == "init":
         fail("with conditioning='init' the decoder's input is the embedding alone, (B, T, E): h_enc reaches the "
              "decoder once, through its initial state")
     if getattr(X, "shape", None) == (B, T, E) and conditioning != "init":
         fail(f"with conditioning={conditioning!r} h_enc is concatenated to the decoder's input at every step: X is "
-             f"(B, T, E + He) = {(B, T, E + He)}, [e_t; h_enc]")
+             f"(B, T, E + De) = {(B, T, E + De)}, [e_t; h_enc]")
     X = as_array("X", X, shape=(B, T, width), kind="f", dtype=dtype)
     h0_e, X_e = minitf_forward(problem, conditioning)
     if not close(h0, h0_e, **tol):
-        if He == H and close(h0, conditioning_variant(problem, conditioning, transposed=True)[0], **tol):
+        if De == Dr and close(h0, conditioning_variant(problem, conditioning, transposed=True)[0], **tol):
             fail(TRANSPOSED)
         if conditioning == "concat":
             fail("with conditioning='concat' the decoder starts from zeros (h0 = 0): h_enc reaches it through the "
@@ -190,29 +192,30 @@ def check_forward(out, problem: Problem, conditioning: str) -> None:
 
 @task3
 def test_condition_decoder_square_bridge(submission, homework_seed):
-    """He = H: every mode, with a bridge that a transposition would not break by shape alone."""
+    """De = Dr: every mode, with a bridge that a transposition would not break by shape alone."""
     condition_decoder = submission.function("condition_decoder")
-    problem = make_problem(homework_seed + 200, He=4, H=4)
+    problem = make_problem(homework_seed + 200, De=4, Dr=4)
     for conditioning in MODES:
-        check_forward(call(condition_decoder, FORWARD_ARGS, *problem.args(conditioning)), problem, conditioning)
+        check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem, conditioning)
 
 
 @task3
 def test_condition_decoder_init_concat_both(submission, homework_seed):
-    """He != H, and float32 for one mode."""
+    """De != Dr, and float32 for one mode."""
     condition_decoder = submission.function("condition_decoder")
-    problem = make_problem(homework_seed + 210, B=3, T=5, E=2, He=6, H=3)
+    (B, T, E, De, Dr), = shapes(homework_seed, [(3, 5, 2, 6, 3)], B=(1, 5), T=(1, 6), E=(1, 5), De=(1, 6), Dr=(1, 6))
+    problem = make_problem(homework_seed + 210, B=B, T=T, E=E, De=De, Dr=Dr)
     for conditioning in MODES:
-        check_forward(call(condition_decoder, FORWARD_ARGS, *problem.args(conditioning)), problem, conditioning)
-    problem = make_problem(homework_seed + 211, B=2, T=3, E=2, He=3, H=5, dtype=np.float32)
-    check_forward(call(condition_decoder, FORWARD_ARGS, *problem.args("both")), problem, "both")
+        check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem, conditioning)
+    problem = make_problem(homework_seed + 211, B=2, T=3, E=2, De=3, Dr=5, dtype=np.float32)
+    check_forward(call(condition_decoder, *problem.args("both"), names=FORWARD_ARGS, why=READ_ONLY), problem, "both")
 
 
 def backward(fn, problem: Problem, conditioning: str, seed: int):
-    B, T, E, He, H = problem.dims
+    B, T, E, De, Dr = problem.dims
     dh0, dX = upstream(problem, conditioning, seed)
-    out = call(fn, BACKWARD_ARGS, dh0, dX, problem.h_enc, problem.params, conditioning)
-    shapes = {"dh_enc": (B, He), "dW_bridge": (He, H), "db_bridge": (H,)}
+    out = call(fn, dh0, dX, problem.h_enc, problem.params, conditioning, names=BACKWARD_ARGS, why=READ_ONLY)
+    shapes = {"dh_enc": (B, De), "dW_bridge": (De, Dr), "db_bridge": (Dr,)}
     return (gradient_dict(out, "condition_decoder_backward", shapes), minitf_backward(problem, conditioning, dh0, dX),
             (dh0, dX))
 
@@ -221,7 +224,7 @@ def diagnose_backward(g: dict, e: dict, problem: Problem, conditioning: str, dh0
     wrong = wrong_keys(g, e)
     if not wrong:
         return
-    B, T, E, He, H = problem.dims
+    B, T, E, De, Dr = problem.dims
 
     def variant(**kw):
         return conditioning_variant(problem, conditioning, dh0, dX, **kw)[2]
@@ -243,11 +246,11 @@ def diagnose_backward(g: dict, e: dict, problem: Problem, conditioning: str, dh0
                      f"and through every step's input (concat): dh_enc is the sum of the two; yours has only the "
                      f"{path} path, the {other} one is missing")
     if conditioning != "concat":
-        if He == H and matches(variant(transposed=True)):
+        if De == Dr and matches(variant(transposed=True)):
             fail(TRANSPOSED)
-        if "dW_bridge" in wrong and He == H and close(g["dW_bridge"], e["dW_bridge"].T, **BACKWARD_TOL):
-            fail("dW_bridge is transposed: with W_bridge stored (He, H) for h_enc @ W_bridge, dW_bridge = h_enc^T da, "
-                 "(He, H) like W_bridge")
+        if "dW_bridge" in wrong and De == Dr and close(g["dW_bridge"], e["dW_bridge"].T, **BACKWARD_TOL):
+            fail("dW_bridge is transposed: with W_bridge stored (De, Dr) for h_enc @ W_bridge, dW_bridge = h_enc^T da, "
+                 "(De, Dr) like W_bridge")
         for layers, how in (("first", "the first decoder layer's"), ("last", "the last decoder layer's"),
                             ("mean", "the mean of the layers'")):
             if matches(variant(layers=layers)):
@@ -285,8 +288,8 @@ def test_condition_decoder_backward_concat(submission, homework_seed):
 def test_condition_decoder_backward_init(submission, homework_seed):
     """'init' with L = 2 and 3 decoder layers, a square bridge and a rectangular one."""
     condition_decoder_backward = submission.function("condition_decoder_backward")
-    for k, (He, H, L) in enumerate([(4, 4, 2), (5, 3, 3)]):
-        problem = make_problem(homework_seed + 230 + k, He=He, H=H, L=L)
+    for k, (De, Dr, L) in enumerate(shapes(homework_seed, [(4, 4, 2), (5, 3, 3)], De=(1, 6), Dr=(1, 6), L=(1, 3))):
+        problem = make_problem(homework_seed + 230 + k, De=De, Dr=Dr, L=L)
         g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "init", homework_seed + 235 + k)
         check_backward(g, e, problem, "init", dh0, dX)
 
@@ -295,6 +298,6 @@ def test_condition_decoder_backward_init(submission, homework_seed):
 def test_condition_decoder_backward_both(submission, homework_seed):
     """'both': the two paths add."""
     condition_decoder_backward = submission.function("condition_decoder_backward")
-    problem = make_problem(homework_seed + 240, T=3, He=4, H=4, L=2)
+    problem = make_problem(homework_seed + 240, T=3, De=4, Dr=4, L=2)
     g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "both", homework_seed + 241)
     check_backward(g, e, problem, "both", dh0, dX)

@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 
 from minitf.data import shift_right
-from minitf.grading.asserts import as_array, close, expect_close, expect_equal_ids, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, expect_equal_ids, fail
+from minitf.grading.problems import shapes
 from minitf.layers import Embedding, softmax
 from minitf.layers.embedding import EmbeddingCache
 from minitf.models import RNNSeq2Seq
 from minitf.rnn import RNNConfig
 
-from .common import BACKWARD_TOL, call, gradient_dict, pair, rng_for
+from .common import BACKWARD_TOL, READ_ONLY, gradient_dict, pair, rng_for
 
 HOMEWORK = "hw01"
 task4 = pytest.mark.hw01_task4
@@ -158,8 +159,9 @@ def test_scheduled_sampling_inputs(submission, homework_seed):
     """The inputs minitf's decoder was fed, at eps = 0.7 and 0.3."""
     scheduled_sampling_inputs = submission.function("scheduled_sampling_inputs")
     for k, eps in enumerate((0.7, 0.3)):
-        run = discriminating_run(homework_seed + 300 + k, eps)
-        check_inputs(call(scheduled_sampling_inputs, INPUT_ARGS, *run.args()), run)
+        B, S, T = shapes(homework_seed, [(4, 5, 7)], B=(1, 5), S=(1, 6), T=(2, 9))[0]
+        run = discriminating_run(homework_seed + 300 + k, eps, B=B, S=S, T=T)
+        check_inputs(call(scheduled_sampling_inputs, *run.args(), names=INPUT_ARGS, why=READ_ONLY), run)
 
 
 @task4
@@ -168,7 +170,7 @@ def test_scheduled_sampling_inputs_at_the_ends(submission, homework_seed):
     scheduled_sampling_inputs = submission.function("scheduled_sampling_inputs")
     for k, eps in enumerate((1.0, 0.0)):
         run = discriminating_run(homework_seed + 310 + k, eps, B=3, T=6)
-        check_inputs(call(scheduled_sampling_inputs, INPUT_ARGS, *run.args()), run)
+        check_inputs(call(scheduled_sampling_inputs, *run.args(), names=INPUT_ARGS, why=READ_ONLY), run)
 
 
 def minitf_embedding_gradient(fed: np.ndarray, dX: np.ndarray) -> np.ndarray:
@@ -194,11 +196,12 @@ def test_scheduled_sampling_backward(submission, homework_seed):
     """Nothing but the loss's own gradient reaches the logits; each fed token's embedding row gets
     its steps' gradients, added up over repeats (the model's own tokens included)."""
     scheduled_sampling_backward = submission.function("scheduled_sampling_backward")
-    run = discriminating_run(homework_seed + 320, 0.5)
+    B, S, T = shapes(homework_seed, [(4, 5, 7)], B=(1, 5), S=(1, 6), T=(2, 9))[0]
+    run = discriminating_run(homework_seed + 320, 0.5, B=B, S=S, T=T)
     B, T = run.labels.shape
     rng = rng_for(homework_seed + 321)
     dlogits, dX = rng.normal(size=(B, T, V)) / (B * T), rng.normal(size=(B, T, E))
-    out = call(scheduled_sampling_backward, BACKWARD_ARGS, dlogits, dX, run.logits, run.fed, run.gold, run.W_E)
+    out = call(scheduled_sampling_backward, dlogits, dX, run.logits, run.fed, run.gold, run.W_E, names=BACKWARD_ARGS, why=READ_ONLY)
     g = gradient_dict(out, "scheduled_sampling_backward", {"dlogits": (B, T, V), "dW_E": (V, E)})
     if not close(g["dlogits"], dlogits, **BACKWARD_TOL):
         extra = g["dlogits"] - dlogits  # (B, T, V)

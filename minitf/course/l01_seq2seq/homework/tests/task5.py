@@ -13,12 +13,13 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers import softmax
 from minitf.masks import MASK_VALUE
 from minitf.rnn import AdditiveAttention
 
-from .common import (BACKWARD_TOL, FORWARD_TOL, call, gradient_dict, load, matches_variant, pair, rng_for,
+from .common import (BACKWARD_TOL, FORWARD_TOL, READ_ONLY, gradient_dict, load, matches_variant, pair, rng_for,
                      uniform_params, wrong_keys)
 
 HOMEWORK = "hw01"
@@ -183,9 +184,10 @@ def check_forward(out, problem: Problem) -> None:
 def test_additive_attention_forward(submission, homework_seed):
     """context and a in float64, on two shapes, every source padded but the first."""
     additive_attention_forward = submission.function("additive_attention_forward")
-    for k, (B, S, Hq, He, A) in enumerate([(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)]):
+    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)], B=(1, 5), S=(1, 6),
+                                                 Hq=(1, 5), He=(1, 6), A=(1, 5))):
         problem = make_problem(homework_seed + 400 + k, B=B, S=S, Hq=Hq, He=He, A=A)
-        check_forward(call(additive_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+        check_forward(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task5
@@ -193,15 +195,15 @@ def test_additive_attention_forward_empty_source_and_float32(submission, homewor
     """A row with no real source position gets zero weights and a zero context (never NaN); float32 stays float32."""
     additive_attention_forward = submission.function("additive_attention_forward")
     problem = make_problem(homework_seed + 410, B=3, S=4, lengths=[4, 0, 2])
-    check_forward(call(additive_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+    check_forward(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
     problem = make_problem(homework_seed + 411, B=2, S=4, Hq=3, He=3, A=2, lengths=[4, 2], dtype=np.float32)
-    check_forward(call(additive_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+    check_forward(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 def backward(fn, problem: Problem, seed: int):
     B, S, Hq, He, A = problem.dims
     dcontext = rng_for(seed).normal(size=(B, He))
-    out = call(fn, BACKWARD_ARGS, dcontext, *problem.args())
+    out = call(fn, dcontext, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
     shapes = {"ds": (B, Hq), "dH_enc": (B, S, He), "dW_a": (Hq, A), "dU_a": (He, A), "dv": (A,)}
     return gradient_dict(out, "additive_attention_backward", shapes), minitf_backward(problem, dcontext), dcontext
 
@@ -247,7 +249,8 @@ def check_backward(g, e, problem, dcontext, keys) -> None:
 def test_additive_attention_backward_input_gradients(submission, homework_seed):
     """ds and dH_enc (values and keys), in float64 to 1e-11, on two padded batches."""
     additive_attention_backward = submission.function("additive_attention_backward")
-    for k, (B, S, Hq, He, A) in enumerate([(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)]):
+    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)], B=(1, 5), S=(1, 6),
+                                                 Hq=(1, 5), He=(1, 6), A=(1, 5))):
         problem = make_problem(homework_seed + 420 + k, B=B, S=S, Hq=Hq, He=He, A=A)
         g, e, dcontext = backward(additive_attention_backward, problem, homework_seed + 425 + k)
         check_backward(g, e, problem, dcontext, ("dH_enc", "ds"))

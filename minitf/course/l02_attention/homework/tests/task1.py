@@ -4,12 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 from minitf.layers.softmax import softmax_backward as minitf_softmax_backward
 from minitf.masks import MASK_VALUE
 
-from .common import BACKWARD64, FLOAT32, FORWARD64, ROUGH, call, expect_untouched
+from .common import BACKWARD64, FLOAT32, FORWARD64, ROUGH, SHAPES_HINT, expect_untouched
 
 HOMEWORK = "hw02"
 task1 = pytest.mark.hw02_task1
@@ -71,7 +72,7 @@ def diagnose_softmax(z: np.ndarray, p: np.ndarray, tol: dict) -> str | None:
 
 def check_softmax(softmax, z: np.ndarray, tol: dict | None = None) -> None:
     original = z.copy()
-    p = call(softmax, z)
+    p = call(softmax, z, shape_hint=SHAPES_HINT)
     p = as_array("p = softmax(z)", p, shape=z.shape, kind="f")
     expect_untouched(softmax, {0: ("z", original)})
     if p.dtype != z.dtype:
@@ -90,8 +91,9 @@ def check_softmax(softmax, z: np.ndarray, tol: dict | None = None) -> None:
 def test_softmax_values(submission, homework_seed):
     softmax = submission.function("softmax")
     rng = np.random.default_rng(homework_seed + 21)
-    for shape, dtype in [((2, 3, 4, 6), np.float64), ((5, 7), np.float64), ((9,), np.float64),
-                         ((3, 5, 8), np.float32), ((4, 1), np.float64)]:
+    drawn = shapes(homework_seed, [(2, 3, 4, 6), (3, 5, 8, 1)], B=(1, 3), H=(1, 4), T=(1, 5), S=(1, 9))
+    for shape, dtype in [(drawn[0], np.float64), ((5, 7), np.float64), ((9,), np.float64),
+                         (drawn[1][:3], np.float32), ((4, 1), np.float64)]:
         z = (3.0 * rng.standard_normal(shape)).astype(dtype)  # (..., S)
         check_softmax(softmax, z)
 
@@ -148,7 +150,7 @@ def softmax_backward_candidates(dp: np.ndarray, p: np.ndarray) -> dict:
 
 def check_softmax_backward(softmax_backward, dp: np.ndarray, p: np.ndarray, tol: dict) -> None:
     sent = {0: ("dp", dp.copy()), 1: ("p", p.copy())}
-    dz = call(softmax_backward, dp, p)
+    dz = call(softmax_backward, dp, p, shape_hint=SHAPES_HINT)
     dz = as_array("dz = softmax_backward(dp, p)", dz, shape=p.shape, kind="f")
     expect_untouched(softmax_backward, sent)
     if dz.dtype != p.dtype:
@@ -171,7 +173,7 @@ def check_softmax_backward(softmax_backward, dp: np.ndarray, p: np.ndarray, tol:
 def test_softmax_backward_values(submission, homework_seed):
     softmax_backward = submission.function("softmax_backward")
     rng = np.random.default_rng(homework_seed + 23)
-    for shape in [(2, 3, 4, 6), (5, 7), (9,)]:
+    for shape in [*shapes(homework_seed, [(2, 3, 4, 6)], B=(1, 3), H=(1, 4), T=(1, 5), S=(1, 9)), (5, 7), (9,)]:
         p = minitf_softmax(2.0 * rng.standard_normal(shape))  # (..., S)
         dp = rng.standard_normal(shape)  # a random upstream gradient (all ones would give dz = 0)
         check_softmax_backward(softmax_backward, dp, p, BACKWARD64)
@@ -189,7 +191,7 @@ def test_softmax_backward_float32_saturated_and_empty_rows(submission, homework_
     p[1, 2] = 0.0  # a fully masked query's row of weights
     dp = rng.standard_normal(p.shape)
     check_softmax_backward(softmax_backward, dp, p, BACKWARD64)
-    dz = call(softmax_backward, dp, p)
+    dz = call(softmax_backward, dp, p, shape_hint=SHAPES_HINT)
     if np.abs(dz[0, 1]).max() > 1e-12:
         fail(f"a one-hot row p = {np.round(p[0, 1], 3).tolist()} got a gradient of up to {np.abs(dz[0, 1]).max():.3g}: "
              f"a saturated softmax passes (almost) no gradient, since diag(p) - p p^T = 0 for a one-hot p")

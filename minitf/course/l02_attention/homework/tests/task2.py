@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from minitf.attention import scaled_dot_product_attention
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 
-from .common import FLOAT32, FORWARD64, as_pair, attention_inputs, call, expect_untouched
+from .common import FLOAT32, FORWARD64, SHAPES_HINT, as_pair, attention_inputs, expect_untouched
 
 HOMEWORK = "hw02"
 task2 = pytest.mark.hw02_task2
@@ -42,7 +43,7 @@ def weights_candidates(Q: np.ndarray, K: np.ndarray) -> dict:
 def check_attention(attention_forward, Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> tuple:
     """Call the student's attention on (Q, K, V), compare with minitf's, and return (out, A)."""
     sent = {0: ("Q", Q.copy()), 1: ("K", K.copy()), 2: ("V", V.copy())}
-    result = call(attention_forward, Q, K, V)
+    result = call(attention_forward, Q, K, V, shape_hint=SHAPES_HINT)
     out, A = as_pair("attention_forward(Q, K, V)", result, "out", "A")
     B, H, T, Dh = Q.shape
     S = K.shape[2]
@@ -82,7 +83,8 @@ def test_attention_forward_values(submission, homework_seed):
     """Cross-attention shapes: T queries over S != T keys."""
     attention_forward = submission.function("attention_forward")
     rng = np.random.default_rng(homework_seed + 31)
-    for B, H, T, S, Dh in [(2, 3, 4, 6, 16), (1, 2, 5, 3, 8)]:
+    for B, H, T, S, Dh in shapes(homework_seed, [(2, 3, 4, 6, 16), (1, 2, 5, 3, 8)], B=(1, 3), H=(1, 4), T=(1, 6),
+                                 S=(1, 7), Dh=(1, 16)):
         check_attention(attention_forward, *attention_inputs(rng, B, H, T, S, Dh))
 
 

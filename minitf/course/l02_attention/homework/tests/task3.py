@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from minitf.attention import AttentionCache, scaled_dot_product_attention, scaled_dot_product_attention_backward
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 from minitf.layers.softmax import softmax_backward as minitf_softmax_backward
 from minitf.masks import key_padding_mask
 
-from .common import BACKWARD64, FLOAT32, ROUGH, attention_inputs, call, expect_untouched
+from .common import BACKWARD64, FLOAT32, ROUGH, SHAPES_HINT, attention_inputs, expect_untouched
 
 HOMEWORK = "hw02"
 task3 = pytest.mark.hw02_task3
@@ -68,7 +69,7 @@ def backward_candidates(dout, Q, K, V, A) -> dict:
 def check_backward(attention_backward, dout, Q, K, V, A) -> None:
     names = ("dout", "Q", "K", "V", "A")
     sent = {i: (name, x.copy()) for i, (name, x) in enumerate(zip(names, (dout, Q, K, V, A)))}
-    result = call(attention_backward, dout, Q, K, V, A)
+    result = call(attention_backward, dout, Q, K, V, A, shape_hint=SHAPES_HINT)
     if not isinstance(result, (tuple, list)) or len(result) != 3:
         fail(f"attention_backward: expected a triple (dQ, dK, dV), received {type(result).__name__}")
     B, H, T, Dh = Q.shape
@@ -117,7 +118,7 @@ def test_attention_backward_self_attention(submission, homework_seed):
     """T == S, float64: compared with minitf's backward to rtol 1e-11."""
     attention_backward = submission.function("attention_backward")
     rng = np.random.default_rng(homework_seed + 41)
-    for B, H, T, Dh in [(2, 2, 5, 8), (1, 3, 4, 16)]:
+    for B, H, T, Dh in shapes(homework_seed, [(2, 2, 5, 8), (1, 3, 4, 16)], B=(1, 3), H=(1, 4), T=(1, 6), Dh=(1, 16)):
         Q, K, V = attention_inputs(rng, B, H, T, T, Dh)
         _, cache = scaled_dot_product_attention(Q, K, V)
         check_backward(attention_backward, rng.standard_normal((B, H, T, Dh)), Q, K, V, cache.A)
@@ -128,7 +129,8 @@ def test_attention_backward_cross_attention_shapes(submission, homework_seed):
     """T != S (cross-attention), float64: every gradient shaped like its variable."""
     attention_backward = submission.function("attention_backward")
     rng = np.random.default_rng(homework_seed + 42)
-    for B, H, T, S, Dh in [(2, 3, 4, 7, 8), (1, 2, 6, 3, 4)]:
+    for B, H, T, S, Dh in shapes(homework_seed, [(2, 3, 4, 7, 8), (1, 2, 6, 3, 4)], B=(1, 3), H=(1, 4), T=(1, 6),
+                                 S=(1, 7), Dh=(1, 16), rule=lambda B, H, T, S, Dh: S != T):
         Q, K, V = attention_inputs(rng, B, H, T, S, Dh)
         _, cache = scaled_dot_product_attention(Q, K, V)
         check_backward(attention_backward, rng.standard_normal((B, H, T, Dh)), Q, K, V, cache.A)

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from minitf.attention import MultiHeadAttention, merge_heads, scaled_dot_product_attention, split_heads
-from minitf.grading.asserts import as_array, expect_close, fail
+from minitf.grading.asserts import as_array, call, expect_close, fail
+from minitf.grading.problems import shapes
 
-from .common import call, expect_untouched, python_loops, submission_source
+from .common import SHAPES_HINT, expect_untouched, python_loops, submission_source
 
 HOMEWORK = "hw02"
 task4 = pytest.mark.hw02_task4
@@ -58,7 +59,7 @@ def check_split(split_heads_fn, x: np.ndarray, H: int) -> np.ndarray:
     B, T, D = x.shape
     Dh = D // H
     original = x.copy()
-    heads = call(split_heads_fn, x, H, hint="split_heads: reshape (B, T, D) -> (B, T, H, Dh), then transpose")
+    heads = call(split_heads_fn, x, H, shape_hint="split_heads: reshape (B, T, D) -> (B, T, H, Dh), then transpose")
     if getattr(heads, "shape", None) == (B, T, H, Dh) and T != H:
         fail(f"split_heads returned (B, T, H, Dh) = {(B, T, H, Dh)}: the reshape is right, now bring the heads "
              f"forward with a transpose to (B, H, T, Dh)")
@@ -80,7 +81,7 @@ def check_split(split_heads_fn, x: np.ndarray, H: int) -> np.ndarray:
 def check_merge(merge_heads_fn, x: np.ndarray) -> np.ndarray:
     B, H, T, Dh = x.shape
     original = x.copy()
-    merged = call(merge_heads_fn, x, hint="merge_heads: transpose (B, H, T, Dh) -> (B, T, H, Dh), then reshape")
+    merged = call(merge_heads_fn, x, shape_hint="merge_heads: transpose (B, H, T, Dh) -> (B, T, H, Dh), then reshape")
     merged = as_array("merged = merge_heads(x)", merged, shape=(B, T, H * Dh), kind="f")
     expect_untouched(merge_heads_fn, {0: ("x", original)})
     if merged.dtype != x.dtype:
@@ -101,11 +102,19 @@ SIZES = [((2, 5, 12), 3, np.float64), ((3, 4, 8), 2, np.float32), ((1, 3, 6), 6,
 """(B, T, D), H and the dtype: ordinary, Dh = 1, T = 1, H = 1, T = D."""
 
 
+def drawn_sizes(seed) -> list:
+    """Two more sizes on the secret problems (none on the public ones): D = H * Dh drawn."""
+    if not getattr(seed, "secret", False):
+        return []
+    drawn = shapes(seed, [(2, 5, 3, 4), (1, 1, 1, 1)], B=(1, 3), T=(1, 6), H=(1, 4), Dh=(1, 5))
+    return [((B, T, H * Dh), H, np.float64) for B, T, H, Dh in drawn]
+
+
 @task4
 def test_split_heads_gives_each_head_its_slice_of_every_position(submission, homework_seed):
     split_heads_fn = submission.function("split_heads")
     rng = np.random.default_rng(homework_seed + 51)
-    for shape, H, dtype in SIZES:
+    for shape, H, dtype in SIZES + drawn_sizes(homework_seed):
         check_split(split_heads_fn, rng.standard_normal(shape).astype(dtype), H)
 
 
@@ -113,7 +122,7 @@ def test_split_heads_gives_each_head_its_slice_of_every_position(submission, hom
 def test_merge_heads_concatenates_the_heads_of_each_position(submission, homework_seed):
     merge_heads_fn = submission.function("merge_heads")
     rng = np.random.default_rng(homework_seed + 52)
-    for (B, T, D), H, dtype in SIZES:
+    for (B, T, D), H, dtype in SIZES + drawn_sizes(homework_seed):
         check_merge(merge_heads_fn, rng.standard_normal((B, H, T, D // H)).astype(dtype))
 
 
@@ -126,7 +135,7 @@ def test_your_heads_inside_multi_head_attention(submission, homework_seed):
     rng = np.random.default_rng(homework_seed + 53)
     B, T, S, D, H = 2, 5, 7, 12, 3
     x = rng.standard_normal((B, T, D))
-    round_trip = call(merge_heads_fn, call(split_heads_fn, x, H))
+    round_trip = call(merge_heads_fn, call(split_heads_fn, x, H, shape_hint=SHAPES_HINT), shape_hint=SHAPES_HINT)
     round_trip = as_array("merge_heads(split_heads(x, H))", round_trip, shape=x.shape, kind="f")
     expect_close("merge_heads(split_heads(x, H))", round_trip, x, **EXACT,
                  hint="merge_heads must undo split_heads exactly")
@@ -135,13 +144,13 @@ def test_your_heads_inside_multi_head_attention(submission, homework_seed):
         attn.params[name][:] = rng.normal(0, 0.5, size=D)
     p = attn.params
     x_q, x_kv = rng.standard_normal((B, T, D)), rng.standard_normal((B, S, D))
-    Q = call(split_heads_fn, x_q @ p["W_q"] + p["b_q"], H)  # (B, H, T, Dh)
-    K = call(split_heads_fn, x_kv @ p["W_k"] + p["b_k"], H)  # (B, H, S, Dh)
-    V = call(split_heads_fn, x_kv @ p["W_v"] + p["b_v"], H)  # (B, H, S, Dh)
+    Q = call(split_heads_fn, x_q @ p["W_q"] + p["b_q"], H, shape_hint=SHAPES_HINT)  # (B, H, T, Dh)
+    K = call(split_heads_fn, x_kv @ p["W_k"] + p["b_k"], H, shape_hint=SHAPES_HINT)  # (B, H, S, Dh)
+    V = call(split_heads_fn, x_kv @ p["W_v"] + p["b_v"], H, shape_hint=SHAPES_HINT)  # (B, H, S, Dh)
     Dh = D // H
     Q, K, V = (as_array(n, a, shape=(B, H, L, Dh), kind="f") for n, a, L in (("Q", Q, T), ("K", K, S), ("V", V, S)))
     heads, _ = scaled_dot_product_attention(Q, K, V)  # (B, H, T, Dh)
-    o = as_array("o = merge_heads(heads)", call(merge_heads_fn, heads), shape=(B, T, D), kind="f")
+    o = as_array("o = merge_heads(heads)", call(merge_heads_fn, heads, shape_hint=SHAPES_HINT), shape=(B, T, D), kind="f")
     y = o @ p["W_o"] + p["b_o"]  # (B, T, D)
     expected, _ = attn.forward(x_q, x_kv)
     expect_close("the multi-head attention's output with your split_heads and merge_heads", y, expected,

@@ -2,8 +2,8 @@
 (with fully masked rows among them), minitf's own answers to them, and the check that a
 student's function left its inputs alone.
 
-The problems are drawn from the run's ``homework_seed`` (``minitf grade`` draws a fresh one
-each time), so their answers cannot be recorded beforehand."""
+The problems are drawn from the run's ``homework_seed`` (the public seed, and for each test's ``[secret]`` run the instructor folder's secret
+one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -12,6 +12,7 @@ import numpy as np
 
 from minitf.attention import scaled_dot_product_attention
 from minitf.grading.asserts import fail, returned_arg, same_array
+from minitf.grading.problems import shapes
 from minitf.masks import MASK_VALUE, causal_mask, key_padding_mask
 
 PAD = 0  # minitf's <pad>
@@ -34,6 +35,14 @@ class AttentionProblem(NamedTuple):
     kind: str
     blocked: np.ndarray  # (B, H, T, S) bool: the mask blocks query t from key s
     dead: np.ndarray  # (B, H, T) bool: every key of the row is blocked
+
+
+def problem_sizes(seed) -> dict:
+    """The sizes of :func:`attention_problem`: its defaults on the public seed, drawn on the secret
+    one (B >= 2: a full and an empty row; T >= 2: a row with padding; S >= T: the causal offset)."""
+    (B, H, T, S, Dh), = shapes(seed, [(3, 2, 4, 6, 3)], B=(2, 5), H=(1, 3), T=(2, 6), S=(2, 8), Dh=(1, 5),
+                               rule=lambda B, H, T, S, Dh: S >= T)
+    return dict(B=B, H=H, T=T, S=S, Dh=Dh)
 
 
 def attention_problem(seed: int, kind: str, dtype=np.float64, B: int = 3, H: int = 2, T: int = 4, S: int = 6,

@@ -6,6 +6,7 @@ import pytest
 
 from minitf.attention import scaled_dot_product_attention
 from minitf.grading.asserts import as_array, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.masks import causal_mask as minitf_causal_mask
 from minitf.masks import key_padding_mask
 
@@ -176,7 +177,8 @@ def check_padding(padding_mask, ids, pad_id: int, dtype) -> np.ndarray:
 def test_padding_mask(submission, homework_seed):
     padding_mask = submission.function("padding_mask")
     rng = np.random.default_rng(homework_seed + 3)
-    for B, S, pad_id, dtype in [(4, 7, PAD, np.float32), (3, 5, 3, np.float64), (1, 4, PAD, np.float32)]:
+    sizes = shapes(homework_seed, [(4, 7), (3, 5), (1, 4)], B=(1, 5), S=(3, 8))
+    for (B, S), (pad_id, dtype) in zip(sizes, [(PAD, np.float32), (3, np.float64), (PAD, np.float32)]):
         check_padding(padding_mask, padded_ids(rng, B, S, pad_id), pad_id, dtype)
 
 

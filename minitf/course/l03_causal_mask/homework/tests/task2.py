@@ -16,6 +16,7 @@ from .common import (
     minitf_attention,
     plain_softmax,
     scores_of,
+    problem_sizes,
 )
 
 HOMEWORK = "hw03"
@@ -109,7 +110,8 @@ def check_forward(fn, p: AttentionProblem) -> tuple:
 def test_forward_matches_minitf(submission, homework_seed, kind):
     """float64 against minitf's scaled_dot_product_attention (rtol 1e-10)."""
     forward = submission.function("masked_attention_forward")
-    check_forward(forward, attention_problem(homework_seed + 10 + MASK_KINDS.index(kind), kind))
+    check_forward(forward, attention_problem(homework_seed + 10 + MASK_KINDS.index(kind), kind,
+                                             **problem_sizes(homework_seed)))
 
 
 @task2

@@ -18,6 +18,7 @@ from .common import (
     minitf_attention,
     plain_softmax,
     scores_of,
+    problem_sizes,
 )
 
 HOMEWORK = "hw03"
@@ -125,7 +126,7 @@ def check_backward(fn, p: AttentionProblem, A, dout):
 def test_backward_matches_minitf(submission, homework_seed, kind):
     """float64 against minitf's scaled_dot_product_attention_backward (rtol 1e-11)."""
     backward = submission.function("masked_attention_backward")
-    p, A, dout = backward_problem(homework_seed + 50 + MASK_KINDS.index(kind), kind)
+    p, A, dout = backward_problem(homework_seed + 50 + MASK_KINDS.index(kind), kind, **problem_sizes(homework_seed))
     check_backward(backward, p, A, dout)
 
 

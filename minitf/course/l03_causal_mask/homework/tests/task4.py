@@ -1,10 +1,12 @@
 """Homework 3, task 3.4 (the leak, measured): the public tests."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
-from minitf.course.common import copy_model
+from minitf.course.kit.runs import copy_model
 from minitf.data import SPECIAL_TOKENS
 from minitf.grading.asserts import as_array, close, expect_close, fail
 from minitf.models import EncoderDecoder
@@ -21,10 +23,16 @@ TOL = {"rtol": 1e-7, "atol": 1e-10}  # the same float64 model in both processes:
 # =====================================================================================
 # Task 3.4 -- a tiny encoder-decoder, with and without the mask, and what the leak must be
 # =====================================================================================
-@pytest.fixture(scope="module")
+@pytest.fixture
 def leak_setup(homework_seed):
+    return _leak_setup(int(homework_seed))
+
+
+@functools.lru_cache(maxsize=None)
+def _leak_setup(homework_seed: int) -> dict:
     """A float64 encoder-decoder (dropout 0.1, eval mode), its twin built with causal=False (same
-    weights), a batch of the 'copy' task, and replacement tokens that differ from every input."""
+    weights), a batch of the 'copy' task, and replacement tokens that differ from every input
+    (built once per seed)."""
     task = get_task("copy", min_len=4, max_len=7, n_symbols=6)
     config = default_model_config(task, d_model=16, n_heads=2, d_ff=32, n_encoder_layers=1, n_decoder_layers=2,
                                   dropout=0.1, seed=3, dtype="float64")

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 
-from .common import FORWARD_TOL, Problem, call, make_problem, matches, minitf_forward, variant_forward
+from .common import FORWARD_TOL, Problem, READ_ONLY, make_problem, matches, minitf_forward, variant_forward
 
 HOMEWORK = "hw04"
 task1 = pytest.mark.hw04_task1
@@ -101,23 +102,25 @@ def test_forward_when_T_equals_S(submission, homework_seed):
     cross_attention_forward = submission.function("cross_attention_forward")
     for k, lengths in enumerate([[5, 3, 2], [5, 1, 4]]):
         problem = make_problem(homework_seed + 10 + k, B=3, T=5, S=5, lengths=lengths)
-        check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+        check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task1
 def test_forward_when_T_differs_from_S(submission, homework_seed):
     """A shorter and a longer target than the source: the weights are T x S."""
     cross_attention_forward = submission.function("cross_attention_forward")
-    for k, (T, S, H) in enumerate([(3, 7, 2), (6, 4, 4)]):
-        problem = make_problem(homework_seed + 20 + k, B=3, T=T, S=S, D=8, H=H)
-        check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+    sizes = shapes(homework_seed, [(3, 3, 7, 2, 4), (3, 6, 4, 4, 2)], B=(1, 4), T=(1, 7), S=(1, 8), H=(1, 4), Dh=(1, 4),
+                   rule=lambda B, T, S, H, Dh: T != S)
+    for k, (B, T, S, H, Dh) in enumerate(sizes):
+        problem = make_problem(homework_seed + 20 + k, B=B, T=T, S=S, D=H * Dh, H=H)
+        check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task1
 def test_forward_keeps_float32(submission, homework_seed):
     cross_attention_forward = submission.function("cross_attention_forward")
     problem = make_problem(homework_seed + 30, B=2, T=4, S=6, D=12, H=3, dtype=np.float32)
-    check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+    check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
 @task1
@@ -125,12 +128,12 @@ def test_padding_cannot_leak_into_the_output(submission, homework_seed):
     """Large noise written into the encoder output at padded positions changes nothing."""
     cross_attention_forward = submission.function("cross_attention_forward")
     problem = make_problem(homework_seed + 40, B=3, T=4, S=7, lengths=[7, 4, 2])
-    Y, _ = call(cross_attention_forward, FORWARD_ARGS, *problem.args())
+    Y, _ = call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY)
     noisy = problem.X_kv.copy()
     rng = np.random.default_rng(homework_seed + 41)
     noisy[problem.padded] = rng.normal(0.0, 100.0, size=(int(problem.padded.sum()), problem.dims[3]))  # (n_pad, D)
     changed = problem._replace(X_kv=noisy)
-    out = call(cross_attention_forward, FORWARD_ARGS, *changed.args())
+    out = call(cross_attention_forward, *changed.args(), names=FORWARD_ARGS, why=READ_ONLY)
     Y = as_array("Y", Y, shape=problem.X_q.shape, kind="f")
     same_shape = isinstance(out, (tuple, list)) and len(out) == 2 and getattr(out[0], "shape", None) == Y.shape
     if same_shape and not close(out[0], Y, **FORWARD_TOL[np.dtype(np.float64)]):
@@ -145,4 +148,4 @@ def test_source_without_a_real_token(submission, homework_seed):
     """An example whose source is all padding gets zero weights (never NaN): its output rows are b_o."""
     cross_attention_forward = submission.function("cross_attention_forward")
     problem = make_problem(homework_seed + 50, B=3, T=3, S=5, lengths=[5, 0, 2])
-    check_forward(call(cross_attention_forward, FORWARD_ARGS, *problem.args()), problem)
+    check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from minitf.attention import split_heads
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 
-from .common import FORWARD_TOL, Problem, call, make_problem, minitf_forward, minitf_keys_values, variant_forward
+from .common import FORWARD_TOL, Problem, READ_ONLY, make_problem, minitf_forward, minitf_keys_values, variant_forward
 
 HOMEWORK = "hw04"
 task2 = pytest.mark.hw04_task2
@@ -51,9 +52,10 @@ def check_keys_values(out, problem: Problem) -> None:
 @task2
 def test_encoder_keys_values(submission, homework_seed):
     encoder_keys_values = submission.function("encoder_keys_values")
-    for k, (S, D, H) in enumerate([(6, 8, 2), (5, 12, 4)]):
-        problem = make_problem(homework_seed + 60 + k, B=3, T=3, S=S, D=D, H=H)
-        out = call(encoder_keys_values, KV_ARGS, problem.X_kv, problem.params, problem.H)
+    for k, (B, S, H, Dh) in enumerate(shapes(homework_seed, [(3, 6, 2, 4), (3, 5, 4, 3)], B=(1, 4), S=(1, 8), H=(1, 4),
+                                             Dh=(1, 4))):
+        problem = make_problem(homework_seed + 60 + k, B=B, T=3, S=S, D=H * Dh, H=H)
+        out = call(encoder_keys_values, problem.X_kv, problem.params, problem.H, names=KV_ARGS, why=READ_ONLY)
         check_keys_values(out, problem)
 
 
@@ -93,7 +95,7 @@ def test_step_equals_the_full_forwards_row(submission, homework_seed):
     K, V = minitf_keys_values(problem.X_kv, problem.params, problem.H)
     K, V = np.ascontiguousarray(K), np.ascontiguousarray(V)
     for t in range(problem.dims[1]):
-        y_t = call(cross_attention_step, STEP_ARGS, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask)
+        y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask, names=STEP_ARGS, why=READ_ONLY)
         check_step(y_t, problem, t, Y_e, A_e, V)
 
 
@@ -103,10 +105,10 @@ def test_keys_values_once_then_every_step(submission, homework_seed):
     encoder_keys_values = submission.function("encoder_keys_values")
     cross_attention_step = submission.function("cross_attention_step")
     problem = make_problem(homework_seed + 80, B=2, T=5, S=4, D=8, H=4, lengths=[4, 2])
-    out = call(encoder_keys_values, KV_ARGS, problem.X_kv, problem.params, problem.H)
+    out = call(encoder_keys_values, problem.X_kv, problem.params, problem.H, names=KV_ARGS, why=READ_ONLY)
     check_keys_values(out, problem)
     K, V = out
     Y_e, A_e, _, _ = minitf_forward(problem)
     for t in range(problem.dims[1]):
-        y_t = call(cross_attention_step, STEP_ARGS, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask)
+        y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask, names=STEP_ARGS, why=READ_ONLY)
         check_step(y_t, problem, t, Y_e, A_e, np.asarray(V))

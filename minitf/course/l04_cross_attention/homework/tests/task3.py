@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from minitf.attention import merge_heads, scaled_dot_product_attention_backward, split_heads
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 
-from .common import BACKWARD_TOL, GRAD_NAMES, Problem, call, make_problem, minitf_backward, minitf_forward, upstream
+from .common import (BACKWARD_TOL, GRAD_NAMES, Problem, READ_ONLY, make_problem, minitf_backward, minitf_forward,
+                     upstream)
 
 HOMEWORK = "hw04"
 task3 = pytest.mark.hw04_task3
@@ -28,7 +30,7 @@ WEIGHT_FORMULAS = {
 def backward(fn, problem: Problem, seed: int):
     """The student's gradients, minitf's, and dY."""
     dY = upstream(problem, seed)
-    out = call(fn, BACKWARD_ARGS, dY, *problem.args())
+    out = call(fn, dY, *problem.args(), names=BACKWARD_ARGS, why=READ_ONLY)
     if not isinstance(out, dict):
         fail(f"cross_attention_backward: expected a dict {{'dX_q': ..., 'dX_kv': ..., 'dW_q': ..., ...}}, "
              f"received {type(out).__name__}")
@@ -101,8 +103,10 @@ def check_input_gradients(g: dict, e: dict, problem: Problem, dY: np.ndarray) ->
 def test_input_gradients(submission, homework_seed):
     """dX_q (B, T, D) and dX_kv (B, S, D), for a shorter and a longer target than the source."""
     cross_attention_backward = submission.function("cross_attention_backward")
-    for k, (T, S, H) in enumerate([(3, 6, 2), (5, 4, 4)]):
-        problem = make_problem(homework_seed + 100 + k, B=3, T=T, S=S, D=8, H=H)
+    sizes = shapes(homework_seed, [(3, 3, 6, 2, 4), (3, 5, 4, 4, 2)], B=(1, 4), T=(1, 7), S=(1, 8), H=(1, 4), Dh=(1, 4),
+                   rule=lambda B, T, S, H, Dh: T != S)
+    for k, (B, T, S, H, Dh) in enumerate(sizes):
+        problem = make_problem(homework_seed + 100 + k, B=B, T=T, S=S, D=H * Dh, H=H)
         g, e, dY = backward(cross_attention_backward, problem, homework_seed + 110 + k)
         check_input_gradients(g, e, problem, dY)
 

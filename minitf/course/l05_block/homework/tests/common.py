@@ -2,8 +2,8 @@
 what the classic LayerNorm mistakes compute, and the check that a function left its inputs
 alone.
 
-Problems are drawn from the run's ``homework_seed`` (``minitf grade`` draws a fresh one
-each time), so their answers cannot be recorded beforehand.  minitf's answers come from its
+Problems are drawn from the run's ``homework_seed`` (the public seed, and for each test's ``[secret]`` run the instructor folder's secret
+one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand.  minitf's answers come from its
 own layers loaded with the same numbers (``LayerNorm``, ``Linear``, ``FeedForward``,
 ``sublayer_forward`` / ``sublayer_backward``), run in this (the grader's) process.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minitf.grading.asserts import call_read_only, fail
+from minitf.grading.asserts import fail
 from minitf.layers import LayerNorm
 
 # Forward tolerances: two float64 implementations of the same formula agree to ~1e-15.
@@ -120,9 +120,7 @@ def layernorm_backward_variants(dy, x, gamma, eps) -> dict:
 
 
 # ---- inputs left alone ----------------------------------------------------------------------------------
-def call(fn, names: list, *args):
-    """Call the student's ``fn`` with positional ``args``; fail if it changed one of them."""
-    return call_read_only(fn, names, args, why="the residual stream x is read again by the next sub-layer, the weights by every step")
+READ_ONLY = "the residual stream x is read again by the next sub-layer, the weights by every step"  # why a test checks that an input came back unchanged (asserts.call)
 
 
 def expect_dict(name: str, out, keys: tuple) -> dict:

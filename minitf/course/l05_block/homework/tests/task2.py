@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from minitf.blocks import sublayer_backward, sublayer_forward
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers import Dropout, Linear
 
-from .common import (BACKWARD_TOL, FORWARD_TOL, call, expect_dict, layernorm, layernorm_grads, minitf_layernorm,
+from .common import (BACKWARD_TOL, FORWARD_TOL, READ_ONLY, expect_dict, layernorm, layernorm_grads, minitf_layernorm,
                      norm_params, stream, upstream)
 
 HOMEWORK = "hw05"
@@ -236,8 +237,9 @@ def check_backward(out, p: Problem, dy: np.ndarray, submission) -> None:
 @pytest.mark.parametrize("norm_first", [True, False], ids=["pre_ln", "post_ln"])
 def test_sublayer_forward(submission, homework_seed, norm_first):
     sublayer_forward_ = submission.function("sublayer_forward")
-    p = make_problem(homework_seed + 200 + int(norm_first), norm_first)
-    y = call(sublayer_forward_, ARGS, *p.args())
+    shape, = shapes(homework_seed, [(3, 4, 8)], B=(1, 4), T=(1, 6), D=(2, 10))
+    p = make_problem(homework_seed + 200 + int(norm_first), norm_first, shape=shape)
+    y = call(sublayer_forward_, *p.args(), names=ARGS, why=READ_ONLY)
     check_forward(y, p, submission)
 
 
@@ -246,7 +248,7 @@ def test_sublayer_forward_float32(submission, homework_seed):
     sublayer_forward_ = submission.function("sublayer_forward")
     for norm_first in (True, False):
         p = make_problem(homework_seed + 210 + int(norm_first), norm_first, shape=(2, 3, 16), dtype=np.float32)
-        y = call(sublayer_forward_, ARGS, *p.args())
+        y = call(sublayer_forward_, *p.args(), names=ARGS, why=READ_ONLY)
         check_forward(y, p, submission)
 
 
@@ -255,7 +257,8 @@ def test_sublayer_forward_float32(submission, homework_seed):
 def test_sublayer_backward(submission, homework_seed, norm_first):
     """float64, a random upstream gradient: dx, dW, db, dgamma, dbeta."""
     sublayer_backward_ = submission.function("sublayer_backward")
-    p = make_problem(homework_seed + 220 + int(norm_first), norm_first, shape=(3, 5, 8))
+    shape, = shapes(homework_seed, [(3, 5, 8)], B=(1, 4), T=(1, 6), D=(2, 10))
+    p = make_problem(homework_seed + 220 + int(norm_first), norm_first, shape=shape)
     dy = upstream(p.x.shape, homework_seed + 230 + int(norm_first))
-    out = call(sublayer_backward_, BACKWARD_ARGS, dy, *p.args())
+    out = call(sublayer_backward_, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY)
     check_backward(out, p, dy, submission)

@@ -11,11 +11,12 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers import FeedForward
 from minitf.layers.activations import erf, gelu_tanh_backward, gelu_tanh_forward
 
-from .common import BACKWARD_TOL, FORWARD_TOL, call, expect_dict, upstream
+from .common import BACKWARD_TOL, FORWARD_TOL, READ_ONLY, expect_dict, upstream
 
 HOMEWORK = "hw05"
 task3 = pytest.mark.hw05_task3
@@ -183,8 +184,9 @@ def check_backward(out, p: Problem, dy: np.ndarray) -> None:
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 def test_feedforward_forward(submission, homework_seed, activation):
     feedforward_forward = submission.function("feedforward_forward")
-    p = make_problem(homework_seed + 300 + (activation == "gelu"), activation)
-    y = call(feedforward_forward, ARGS, *p.args())
+    (B, T, D, F), = shapes(homework_seed, [(3, 4, 6, 10)], B=(1, 4), T=(1, 6), D=(1, 8), F=(1, 12))
+    p = make_problem(homework_seed + 300 + (activation == "gelu"), activation, shape=(B, T, D), F=F)
+    y = call(feedforward_forward, *p.args(), names=ARGS, why=READ_ONLY)
     check_forward(y, p)
 
 
@@ -193,7 +195,7 @@ def test_feedforward_forward_float32(submission, homework_seed):
     feedforward_forward = submission.function("feedforward_forward")
     for k, activation in enumerate(("relu", "gelu")):
         p = make_problem(homework_seed + 310 + k, activation, shape=(2, 5, 8), F=12, dtype=np.float32)
-        y = call(feedforward_forward, ARGS, *p.args())
+        y = call(feedforward_forward, *p.args(), names=ARGS, why=READ_ONLY)
         check_forward(y, p)
 
 
@@ -203,15 +205,16 @@ def test_feedforward_backward_relu(submission, homework_seed):
     feedforward_backward = submission.function("feedforward_backward")
     p = make_problem(homework_seed + 320, "relu", zeros=True)
     dy = upstream(p.x.shape, homework_seed + 321)
-    check_backward(call(feedforward_backward, BACKWARD_ARGS, dy, *p.args()), p, dy)
+    check_backward(call(feedforward_backward, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY), p, dy)
 
 
 @task3
 def test_feedforward_backward_gelu(submission, homework_seed):
     feedforward_backward = submission.function("feedforward_backward")
-    p = make_problem(homework_seed + 330, "gelu")
+    (B, T, D, F), = shapes(homework_seed, [(3, 4, 6, 10)], B=(1, 4), T=(1, 6), D=(1, 8), F=(1, 12))
+    p = make_problem(homework_seed + 330, "gelu", shape=(B, T, D), F=F)
     dy = upstream(p.x.shape, homework_seed + 331)
-    check_backward(call(feedforward_backward, BACKWARD_ARGS, dy, *p.args()), p, dy)
+    check_backward(call(feedforward_backward, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY), p, dy)
 
 
 @task3
@@ -221,4 +224,4 @@ def test_feedforward_backward_two_dims(submission, homework_seed):
     for k, activation in enumerate(("relu", "gelu")):
         p = make_problem(homework_seed + 340 + k, activation, shape=(7, 5), F=9)
         dy = upstream(p.x.shape, homework_seed + 345 + k)
-        check_backward(call(feedforward_backward, BACKWARD_ARGS, dy, *p.args()), p, dy)
+        check_backward(call(feedforward_backward, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY), p, dy)

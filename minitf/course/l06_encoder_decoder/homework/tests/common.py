@@ -3,8 +3,8 @@ the checks of what comes back.
 
 A problem is a model configuration (a ``ModelConfig``, sent to the student as
 ``to_dict()``) and a batch shape (B, S, T).  Problems are drawn from the run's
-``homework_seed`` (``minitf grade`` draws a fresh one each time), so their answers cannot be
-recorded beforehand.  The sizes are drawn so that the letters do not coincide (S != T,
+``homework_seed`` (the public seed, and for each test's ``[secret]`` run the instructor folder's secret
+one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand.  The sizes are drawn so that the letters do not coincide (S != T,
 F != D, H > 1 so Dh != D, V_src != V_tgt unless the embeddings are shared): a number built
 with the wrong letter then differs from the right one, and the mistake can be named.
 
@@ -15,8 +15,8 @@ minitf's answers, computed in this (the grader's) process:
   (:func:`minitf_parameters`), whose total is ``model.num_parameters()``;
 * activation bytes -- ``model.activation_bytes(cache)`` of a live forward in evaluation mode
   (:func:`minitf_activation_bytes`);
-* FLOPs -- Lesson 6's formula, ``minitf.course.lesson06.forward_flops`` (checked against the
-  products of a live forward by ``tests/test_course_lesson06.py``).
+* FLOPs -- Lesson 6's formula, ``minitf.course.l06_encoder_decoder.forward_flops`` (checked against the
+  products of a live forward by ``tests/course/l06/test_experiments.py``).
 
 A wrong part is compared with what each classic mistake would give: each mistake is a
 difference from the right count (:func:`diagnose`), so the message can name it.
@@ -28,8 +28,8 @@ from typing import NamedTuple
 import numpy as np
 
 from minitf.config import ModelConfig
-from minitf.course.lesson06 import forward_flops as lesson6_forward_flops
-from minitf.grading.asserts import fail, returned_arg
+from minitf.course.l06_encoder_decoder import forward_flops as lesson6_forward_flops
+from minitf.grading.asserts import fail
 from minitf.masks import causal_mask
 from minitf.models import EncoderDecoder
 from minitf.models.common import head_weight, input_forward
@@ -195,16 +195,7 @@ def as_counts(fn_name: str, out, keys) -> dict:
     return {k: as_count(f"{fn_name}(...)[{k!r}]", out[k]) for k in keys}
 
 
-def call(fn, problem: Problem, *, with_batch: bool = True):
-    """Call the student's ``fn`` on the problem; fail if it changed the config dict in place."""
-    args = problem.args() if with_batch else problem.args()[:1]
-    before = dict(args[0])
-    out = fn(*args)
-    after = returned_arg(fn, 0)
-    if after != before:
-        fail(f"{fn.__name__} changed its argument config in place: inputs are read-only (the same dict describes "
-             f"the model everywhere); read it, do not write to it")
-    return out
+READ_ONLY = "the same dict describes the model everywhere"  # why a test checks that an input came back unchanged (asserts.call)
 
 
 def diagnose(what: str, received: int, expected: int, candidates, problem_text: str, hint: str = "") -> None:

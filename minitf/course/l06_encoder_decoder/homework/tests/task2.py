@@ -5,8 +5,10 @@ import pytest
 
 from minitf.config import ModelConfig
 
-from .common import PARAMETER_PARTS, Problem, as_counts, call, check_parts, describe_config, draw_problem, \
-    minitf_parameters
+from minitf.grading.asserts import call
+
+from .common import (PARAMETER_PARTS, READ_ONLY, Problem, as_counts, check_parts, describe_config, draw_problem,
+                     minitf_parameters)
 
 HOMEWORK = "hw06"
 task2 = pytest.mark.hw06_task2
@@ -101,7 +103,7 @@ def test_parameters_of_separate_embeddings(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k, positional in enumerate(("sinusoidal", "learned")):
         problem = draw_problem(homework_seed + 200 + k, share_embeddings=False, tie_output=False, positional=positional)
-        check_parameter_count(call(parameter_count, problem, with_batch=False), problem.config)
+        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
 
 
 @task2
@@ -109,7 +111,7 @@ def test_parameters_of_tied_output(submission, homework_seed):
     """tie_output: W_U is the target table transposed, counted once."""
     parameter_count = submission.function("parameter_count")
     problem = draw_problem(homework_seed + 210, share_embeddings=False, tie_output=True)
-    check_parameter_count(call(parameter_count, problem, with_batch=False), problem.config)
+    check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
 
 
 @task2
@@ -118,7 +120,7 @@ def test_parameters_of_shared_embeddings(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k, tie in enumerate((False, True)):
         problem = draw_problem(homework_seed + 220 + k, share_embeddings=True, tie_output=tie)
-        check_parameter_count(call(parameter_count, problem, with_batch=False), problem.config)
+        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
 
 
 @task2
@@ -127,4 +129,4 @@ def test_parameters_of_random_configurations(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k in range(4):
         problem: Problem = draw_problem(homework_seed + 230 + k)
-        check_parameter_count(call(parameter_count, problem, with_batch=False), problem.config)
+        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)

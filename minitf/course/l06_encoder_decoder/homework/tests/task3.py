@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import fail
+from minitf.grading.asserts import call, fail
 
-from .common import STACK_PARTS, Problem, as_counts, call, check_parts, draw_problem, minitf_activation_bytes
+from .common import Problem, READ_ONLY, STACK_PARTS, as_counts, check_parts, draw_problem, minitf_activation_bytes
 
 HOMEWORK = "hw06"
 task3 = pytest.mark.hw06_task3
@@ -84,14 +84,14 @@ def test_activation_bytes_in_float32(submission, homework_seed):
     activation_bytes = submission.function("activation_bytes")
     for k in range(2):
         problem = draw_problem(homework_seed + 300 + k, dtype="float32")
-        check_memory(call(activation_bytes, problem), problem)
+        check_memory(call(activation_bytes, *problem.args(), names=["config"], why=READ_ONLY), problem)
 
 
 @task3
 def test_activation_bytes_in_float64(submission, homework_seed):
     activation_bytes = submission.function("activation_bytes")
     problem = draw_problem(homework_seed + 310, dtype="float64", n_decoder_layers=3, norm_first=False)
-    check_memory(call(activation_bytes, problem), problem)
+    check_memory(call(activation_bytes, *problem.args(), names=["config"], why=READ_ONLY), problem)
 
 
 @task3
@@ -99,10 +99,10 @@ def test_activation_bytes_as_B_S_T_grow(submission, homework_seed):
     """One model; the batch, then the source, then the target doubled."""
     activation_bytes = submission.function("activation_bytes")
     base = draw_problem(homework_seed + 320, max_len=40, n_decoder_layers=2)
-    got = check_memory(call(activation_bytes, base), base)
+    got = check_memory(call(activation_bytes, *base.args(), names=["config"], why=READ_ONLY), base)
     for letter in ("B", "S", "T"):
         bigger = base._replace(**{letter: 2 * getattr(base, letter)})
-        out = call(activation_bytes, bigger)
+        out = call(activation_bytes, *bigger.args(), names=["config"], why=READ_ONLY)
         grown = as_counts("activation_bytes", out, KEYS)
         if letter == "B" and grown["total"] == got["total"]:
             fail(f"activation_bytes: doubling B from {base.B} to {bigger.B} left the total at {got['total']:,} bytes "

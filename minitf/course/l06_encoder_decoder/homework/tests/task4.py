@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from minitf.grading.asserts import fail
+from minitf.grading.asserts import call, fail
 
-from .common import STACK_PARTS, Problem, as_counts, call, check_parts, diagnose, draw_problem, minitf_forward_flops
+from .common import (Problem, READ_ONLY, STACK_PARTS, as_counts, check_parts, diagnose, draw_problem,
+                     minitf_forward_flops)
 
 HOMEWORK = "hw06"
 task4 = pytest.mark.hw06_task4
@@ -75,7 +76,7 @@ def test_forward_flops_per_part(submission, homework_seed):
     forward_flops = submission.function("forward_flops")
     for k in range(3):
         problem = draw_problem(homework_seed + 400 + k, share_embeddings=False)
-        check_forward_flops(call(forward_flops, problem), problem)
+        check_forward_flops(call(forward_flops, *problem.args(), names=["config"], why=READ_ONLY), problem)
 
 
 @task4
@@ -83,7 +84,7 @@ def test_forward_flops_of_a_tied_head(submission, homework_seed):
     """A tied head still makes its product."""
     forward_flops = submission.function("forward_flops")
     problem = draw_problem(homework_seed + 410, tie_output=True)
-    check_forward_flops(call(forward_flops, problem), problem)
+    check_forward_flops(call(forward_flops, *problem.args(), names=["config"], why=READ_ONLY), problem)
 
 
 @task4
@@ -92,7 +93,7 @@ def test_forward_flops_as_lengths_grow(submission, homework_seed):
     forward_flops = submission.function("forward_flops")
     base = draw_problem(homework_seed + 420, max_len=40)
     for problem in (base, base._replace(S=2 * base.S), base._replace(T=2 * base.T)):
-        check_forward_flops(call(forward_flops, problem), problem)
+        check_forward_flops(call(forward_flops, *problem.args(), names=["config"], why=READ_ONLY), problem)
 
 
 # =====================================================================================
@@ -103,7 +104,7 @@ def test_training_step_flops(submission, homework_seed):
     training_flops = submission.function("training_flops")
     for k in range(2):
         problem = draw_problem(homework_seed + 430 + k)
-        got = as_counts("training_flops", call(training_flops, problem), ("forward", "backward", "total"))
+        got = as_counts("training_flops", call(training_flops, *problem.args(), names=["config"], why=READ_ONLY), ("forward", "backward", "total"))
         forward = minitf_forward_flops(problem)["total"]
         if got["forward"] != forward:
             diagnose("training_flops(...)['forward']", got["forward"], forward, [], problem.describe(),

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from minitf.data.noise import noise_span_to_unique_sentinel, nonnoise_span_to_unique_sentinel
-from minitf.grading.asserts import expect_equal_ids, fail
+from minitf.grading.asserts import call, expect_equal_ids, fail
+from minitf.grading.problems import shapes
 
-from .common import N_SENTINELS, T5_VECTOR, any_mask, call, check_ids, random_text, runs, t5_mask
+from .common import N_SENTINELS, READ_ONLY, T5_VECTOR, any_mask, check_ids, random_text, runs, t5_mask
 
 HOMEWORK = "hw07"
 task1 = pytest.mark.hw07_task1
@@ -48,7 +49,7 @@ def intuitive_target(tokens, mask, V) -> np.ndarray:
 
 
 def check_span_corruption(fn, tokens, mask, V) -> None:
-    out = call(fn, ["tokens", "noise_mask", "vocab_size"], (tokens, mask, V))
+    out = call(fn, tokens, mask, V, names=["tokens", "noise_mask", "vocab_size"], why=READ_ONLY)
     if not isinstance(out, tuple) or len(out) != 2:
         fail(f"span_corruption: expected a tuple (inputs, targets), received {type(out).__name__}")
     inputs, targets = check_ids("inputs", out[0]), check_ids("targets", out[1])
@@ -114,7 +115,7 @@ def test_span_corruption_t5_masks(submission, homework_seed):
 def test_span_corruption_any_mask(submission, homework_seed):
     span_corruption = submission.function("span_corruption")
     rng = np.random.default_rng(homework_seed + 72)
-    for L, V in [(10, 100), (16, 500), (9, 1000), (20, 300)]:
+    for L, V in shapes(homework_seed, [(10, 100), (16, 500), (9, 1000), (20, 300)], L=(1, 40), V=(150, 2000)):
         tokens = random_text(rng, L, V)
         mask = any_mask(rng, L)
         mask[0] = True  # the text starts with noise, as in T5's test vector

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from minitf.data.noise import noise_span_to_unique_sentinel, nonnoise_span_to_unique_sentinel
-from minitf.grading.asserts import expect_equal_ids, fail
+from minitf.grading.asserts import call, expect_equal_ids, fail
+from minitf.grading.problems import shapes
 
-from .common import N_SENTINELS, T5_VECTOR, any_mask, call, check_ids, random_text, runs, t5_mask
+from .common import N_SENTINELS, READ_ONLY, T5_VECTOR, any_mask, check_ids, random_text, runs, t5_mask
 
 HOMEWORK = "hw07"
 task2 = pytest.mark.hw07_task2
@@ -61,8 +62,7 @@ def rebuild_variants(inputs, targets, V, n_sentinels) -> dict:
 def check_rebuild(fn, tokens, mask, V, n_sentinels=N_SENTINELS) -> None:
     inputs = noise_span_to_unique_sentinel(tokens, mask, V)
     targets = nonnoise_span_to_unique_sentinel(tokens, mask, V)
-    out = check_ids("tokens", call(fn, ["inputs", "targets", "vocab_size", "n_sentinels"],
-                                   (inputs, targets, V, n_sentinels)))
+    out = check_ids("tokens", call(fn, inputs, targets, V, n_sentinels, names=["inputs", "targets", "vocab_size", "n_sentinels"], why=READ_ONLY))
     expected = tokens.astype(np.int64)
     if np.array_equal(out, expected):
         return
@@ -98,7 +98,7 @@ def test_rebuild_t5_masks(submission, homework_seed):
 def test_rebuild_any_mask(submission, homework_seed):
     rebuild = submission.function("rebuild")
     rng = np.random.default_rng(homework_seed + 74)
-    for L, V in [(10, 100), (16, 500), (9, 1000), (20, 300)]:
+    for L, V in shapes(homework_seed, [(10, 100), (16, 500), (9, 1000), (20, 300)], L=(1, 40), V=(150, 2000)):
         tokens, mask = random_text(rng, L, V), any_mask(rng, L)
         mask[0] = True  # starts with noise
         check_rebuild(rebuild, tokens, mask, V)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import expect_equal_ids, fail
+from minitf.grading.asserts import call, expect_equal_ids, fail
+from minitf.grading.problems import shapes
 
-from .common import call, check_ids, expected_infilling, infilling_variants, random_spans, random_text
+from .common import READ_ONLY, check_ids, expected_infilling, infilling_variants, random_spans, random_text
 
 HOMEWORK = "hw07"
 task3 = pytest.mark.hw07_task3
@@ -17,8 +18,7 @@ MASK_ID = 4
 # Task 7.3 -- text_infilling
 # =====================================================================================
 def check_infilling(fn, tokens, starts, lengths, mask_id=MASK_ID) -> None:
-    out = check_ids("corrupted", call(fn, ["tokens", "starts", "lengths", "mask_id"],
-                                      (tokens, starts, lengths, mask_id)))
+    out = check_ids("corrupted", call(fn, tokens, starts, lengths, mask_id, names=["tokens", "starts", "lengths", "mask_id"], why=READ_ONLY))
     expected = expected_infilling(tokens, starts, lengths, mask_id)
     if np.array_equal(out, expected):
         return
@@ -43,7 +43,7 @@ def test_text_infilling_docstring_example(submission):
 def test_text_infilling_random_spans(submission, homework_seed):
     text_infilling = submission.function("text_infilling")
     rng = np.random.default_rng(homework_seed + 75)
-    for L in (5, 12, 20, 33, 1, 50):
+    for (L,) in shapes(homework_seed, [(5,), (12,), (20,), (33,), (1,), (50,)], L=(1, 60)):
         tokens = random_text(rng, L, 200)
         starts, lengths = random_spans(rng, L)
         check_infilling(text_infilling, tokens, starts, lengths)

@@ -6,8 +6,7 @@ to run).  The modules' names keep pytest from collecting them in an ordinary run
 
 These tests run in the grader's process.  Every call to the student's code goes to the
 student's own process (the ``submission`` fixture's functions are proxies), and only its
-result comes back, as data.  Where a task plugs into minitf, the whole run that uses the
-student's function happens in the student's process (:mod:`..runs`) and is compared with
+result comes back, as data.  Where a task plugs into minitf, the whole run that uses the student's function happens here, in the grader's process (:mod:`..runs`), calling the student's function through its proxy, and is compared with
 the same run of minitf's own.  Task 8.6's tests need the answer key: they are hidden tests,
 kept with the instructor material.
 

@@ -2,8 +2,8 @@
 run a student's function is plugged into, and comparisons of loss curves.
 
 The test problems (labels, logits, batches) are drawn from the run's ``homework_seed``
-(``minitf grade`` draws a fresh one each time), so their answers cannot be recorded
-beforehand; the tiny models' weights have fixed seeds, so what the tests rely on about them
+(the public seed, and for each test's ``[secret]`` run the instructor folder's secret
+one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand; the tiny models' weights have fixed seeds, so what the tests rely on about them
 (a model that has learned something, an exposure-bias gap) holds on every run."""
 from __future__ import annotations
 

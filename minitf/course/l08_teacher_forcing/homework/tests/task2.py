@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from minitf.grading.asserts import as_array, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.grading.wire import Student
 
 from .common import expect_same_curve, reference_losses, student_losses, tiny_model, tiny_task
@@ -49,9 +50,10 @@ def check_causal_mask(mask, T: int, dtype) -> None:
 
 
 @task2
-def test_causal_mask_values(submission):
+def test_causal_mask_values(submission, homework_seed):
     causal_mask = submission.function("causal_mask")
-    for T, dtype in [(5, np.float32), (1, np.float32), (7, np.float64)]:
+    drawn = shapes(homework_seed, [(2,), (9,)], T=(1, 16)) if homework_seed.secret else []  # more sizes, secretly
+    for T, dtype in [(5, np.float32), (1, np.float32), (7, np.float64)] + [(T, np.float64) for (T,) in drawn]:
         check_causal_mask(causal_mask(T, dtype=dtype), T, dtype)
 
 

@@ -7,6 +7,7 @@ import pytest
 from minitf.data import IGNORE_INDEX
 from minitf.gradcheck import numerical_gradient
 from minitf.grading.asserts import as_array, as_float, close, expect_close, fail, returned_arg, same_array
+from minitf.grading.problems import shapes
 from minitf.grading.wire import Student
 from minitf.loss import cross_entropy as minitf_cross_entropy
 
@@ -107,8 +108,8 @@ def check_against_minitf(submission, seed: int, part: int, name: str, diagnose, 
     """The loss (``part`` 0) or dlogits (1) of the student's masked_cross_entropy on three
     problems: a recognised mistake is named, anything else compared with minitf's own."""
     masked_cross_entropy = submission.function("masked_cross_entropy")
-    for k in range(3):
-        logits, labels = loss_problem(seed + k)
+    for k, (B, T, V) in enumerate(shapes(seed, [(3, 6, 7)] * 3, B=(1, 5), T=(2, 9), V=(2, 12))):
+        logits, labels = loss_problem(seed + k, B=B, T=T, V=V)
         received = call_loss(masked_cross_entropy, logits, labels)[part]
         mistake = diagnose(received, logits, labels)
         if mistake:

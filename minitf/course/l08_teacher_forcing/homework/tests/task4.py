@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from minitf.attention import (AttentionCache, MultiHeadAttention, MultiHeadAttentionCache, merge_heads,
                               scaled_dot_product_attention_backward, split_heads)
 from minitf.grading.asserts import as_array, close, expect_close, fail, returned_arg, same_array
+from minitf.grading.problems import shapes
 from minitf.loss import cross_entropy as minitf_cross_entropy
 from minitf.masks import key_padding_mask
 
@@ -85,8 +87,10 @@ def cross_attention_parts(attn, dy, cache):
 @task4
 def test_cross_attention_backward(submission, homework_seed):
     cross_attention_backward = submission.function("cross_attention_backward")
-    for k in range(2):
-        attn, dy, cache = cross_attention_problem(homework_seed + k)
+    sizes = shapes(homework_seed, [(2, 3, 5, 2, 4)] * 2, B=(1, 4), T=(1, 6), S=(3, 8), H=(1, 4), Dh=(1, 4),
+                   rule=lambda B, T, S, H, Dh: S != T)
+    for k, (B, T, S, H, Dh) in enumerate(sizes):
+        attn, dy, cache = cross_attention_problem(homework_seed + k, B=B, T=T, S=S, D=H * Dh, H=H)
         dx_q, dH_enc = call_cross_backward(cross_attention_backward, attn, dy, cache)
         parts = cross_attention_parts(attn, dy, cache)
         expected_enc = parts["through_K"] + parts["through_V"]
@@ -140,9 +144,15 @@ def plugged_cross_attention(model, fn):
             del block.cross_attn.backward
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def three_block_model(homework_seed):
-    """A float64 encoder-decoder with 3 decoder blocks, its cache, and minitf's backward through it."""
+    return _three_block_model(int(homework_seed))
+
+
+@functools.lru_cache(maxsize=None)
+def _three_block_model(homework_seed: int) -> dict:
+    """A float64 encoder-decoder with 3 decoder blocks, its cache, and minitf's backward through it
+    (built once per seed)."""
     task = tiny_task()
     model = tiny_model(task, d_model=16, n_encoder_layers=2, n_decoder_layers=3, dtype="float64", seed=5,
                        share_embeddings=False, tie_output=False)

@@ -1,23 +1,12 @@
-"""What every task's tests of homework 9 share: calling a student's function (inputs left
-alone, a tuple of the right length back) and the first position where two arrays differ.
+"""What every task's tests of homework 9 share: the first position where two arrays differ.
+(Calling a student's function, its inputs left alone and a tuple of the right length back, is
+:func:`minitf.grading.asserts.call`.)
 
-The test problems are drawn from the run's ``homework_seed`` (``minitf grade`` draws a
-fresh one each time), so their answers cannot be recorded beforehand."""
+The test problems are drawn from the test's ``homework_seed``: the public seed, and for each
+test's ``[secret]`` run the instructor folder's secret seed (:mod:`minitf.grading.problems`)."""
 from __future__ import annotations
 
 import numpy as np
-
-from minitf.grading.asserts import call_read_only, fail
-
-
-def call(fn, name: str, names: list, args: tuple, n_out: int | None = None):
-    """``fn(*args)`` with its array arguments read-only; with ``n_out``, a tuple of that many
-    results is expected back."""
-    out = call_read_only(fn, names, args, "the caller still needs them")
-    if n_out is not None and (not isinstance(out, (tuple, list)) or len(out) != n_out):
-        fail(f"{name}: expected a tuple of {n_out} results, received {type(out).__name__}"
-             + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
-    return out
 
 
 def first_index(flags: np.ndarray) -> tuple:

@@ -10,9 +10,10 @@ import pytest
 
 from minitf.decoding import top_k_filter as minitf_top_k
 from minitf.decoding import top_p_filter as minitf_top_p
-from minitf.grading.asserts import as_array, fail
+from minitf.grading.asserts import as_array, call, fail
+from minitf.grading.problems import shapes
 
-from .common import call, first_index
+from .common import first_index
 
 HOMEWORK = "hw09"
 task1 = pytest.mark.hw09_task1
@@ -57,7 +58,7 @@ def top_p_problem(rng, shape, p: float, dtype=np.float64) -> np.ndarray:
 # Task 9.1 -- checks
 # =====================================================================================
 def call_filter(fn, name: str, logits, *args):
-    out = call(fn, name, ["logits"], (logits, *args))
+    out = call(fn, logits, *args, names=["logits"])
     return as_array(f"{name}'s result", out, shape=logits.shape, kind="f", dtype=logits.dtype)
 
 
@@ -143,7 +144,8 @@ def test_top_k_matches_minitf(submission, homework_seed, dtype):
     """Distinct logits (B, V) and (B, K, V): exactly the k largest stay."""
     top_k = submission.function("top_k_filter")
     rng = np.random.default_rng(homework_seed + 100 + (dtype == "float32"))
-    for shape in ((4, 11), (2, 3, 9)):
+    (B1, _, V1), (B2, K2, V2) = shapes(homework_seed, [(4, 1, 11), (2, 3, 9)], B=(1, 5), K=(1, 4), V=(4, 16))
+    for shape in ((B1, V1), (B2, K2, V2)):
         logits = distinct_logits(rng, shape, dtype=np.dtype(dtype))
         k = int(rng.integers(2, shape[-1] - 1))
         got = call_filter(top_k, "top_k_filter", logits, k)
@@ -184,7 +186,8 @@ def test_top_p_matches_minitf(submission, homework_seed, p):
     """(B, V) and (B, K, V) in float64 and float32: the smallest set of most likely tokens with mass >= p."""
     top_p = submission.function("top_p_filter")
     rng = np.random.default_rng(homework_seed + 130 + int(100 * p))
-    for shape, dtype in (((6, 12), np.float64), ((2, 3, 10), np.float32)):
+    (B1, _, V1), (B2, K2, V2) = shapes(homework_seed, [(6, 1, 12), (2, 3, 10)], B=(1, 6), K=(1, 4), V=(3, 16))
+    for shape, dtype in (((B1, V1), np.float64), ((B2, K2, V2), np.float32)):
         logits = top_p_problem(rng, shape, p, dtype)
         got = call_filter(top_p, "top_p_filter", logits, p)
         expect_same_filter("top_p_filter", got, minitf_top_p(logits, p), logits, f"p = {p:g}, shape {shape}",

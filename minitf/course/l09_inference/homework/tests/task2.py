@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from minitf.decoding import beam_search, length_normalized_score
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import log_softmax
 
-from .common import call, first_index
+from .common import first_index
 
 HOMEWORK = "hw09"
 task2 = pytest.mark.hw09_task2
@@ -59,7 +60,7 @@ def minitf_step(beam_scores, log_probs, length, alpha, eos_id=EOS, norm=None):
 
 
 def call_step(fn, beam_scores, log_probs, length, alpha, eos_id=EOS):
-    out = call(fn, "beam_step", ["beam_scores", "log_probs"], (beam_scores, log_probs, length, alpha, eos_id), 5)
+    out = call(fn, beam_scores, log_probs, length, alpha, eos_id, names=["beam_scores", "log_probs"], returns=5)
     B, K = beam_scores.shape
     kinds = ("i", "i", "f", "i", "f")
     return tuple(as_array(n, x, shape=(B, K), kind=k) for n, x, k in zip(NAMES, out, kinds))
@@ -140,7 +141,8 @@ def check_step(fn, beam_scores, log_probs, length, alpha, what: str):
 def test_beam_step_matches_minitf(submission, homework_seed, alpha):
     """A middle step (length 5) with K = 3 live beams; float64, rtol 1e-12."""
     step = submission.function("beam_step")
-    beam_scores, log_probs = beam_problem(homework_seed + 200 + int(10 * alpha))
+    (B, K, V), = shapes(homework_seed, [(4, 3, 9)], B=(1, 5), K=(1, 4), V=(3, 12), rule=lambda B, K, V: V >= K + 2)
+    beam_scores, log_probs = beam_problem(homework_seed + 200 + int(10 * alpha), B=B, K=K, V=V)
     check_step(step, beam_scores, log_probs, 5, alpha, f"length 5, length_penalty {alpha:g}")
 
 

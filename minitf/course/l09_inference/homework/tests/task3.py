@@ -17,11 +17,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax, softmax_backward
 from minitf.models.pointer_generator import CopyHead, gather, scatter_add
 
-from .common import call, first_index
+from .common import first_index
 
 HOMEWORK = "hw09"
 task3 = pytest.mark.hw09_task3
@@ -90,7 +91,7 @@ def repeated_tokens(src_ext) -> str:
 # Task 9.3 -- checks
 # =====================================================================================
 def call_forward(fn, P_vocab, p_gen, a, src_ext, V_ext):
-    out = call(fn, "copy_mixture_forward", ["P_vocab", "p_gen", "a", "src_ext"], (P_vocab, p_gen, a, src_ext, V_ext))
+    out = call(fn, P_vocab, p_gen, a, src_ext, V_ext, names=["P_vocab", "p_gen", "a", "src_ext"])
     B, T, _ = P_vocab.shape
     return as_array("P", out, shape=(B, T, V_ext), kind="f", dtype=P_vocab.dtype)
 
@@ -132,8 +133,7 @@ def check_forward(fn, P_vocab, p_gen, a, src_ext, V_ext, what):
 
 
 def call_backward(fn, dP, P_vocab, p_gen, a, src_ext):
-    out = call(fn, "copy_mixture_backward", ["dP", "P_vocab", "p_gen", "a", "src_ext"],
-               (dP, P_vocab, p_gen, a, src_ext), 3)
+    out = call(fn, dP, P_vocab, p_gen, a, src_ext, names=["dP", "P_vocab", "p_gen", "a", "src_ext"], returns=3)
     return (as_array("dP_vocab", out[0], shape=P_vocab.shape, kind="f", dtype=dP.dtype),
             as_array("dp_gen", out[1], shape=p_gen.shape, kind="f", dtype=dP.dtype),
             as_array("da", out[2], shape=a.shape, kind="f", dtype=dP.dtype))
@@ -182,8 +182,9 @@ def check_backward(fn, dP, P_vocab, p_gen, a, src_ext, what):
 def test_mixture_forward_matches_minitf(submission, homework_seed, dtype):
     """Repeated tokens (in and out of the vocabulary) and padded source positions; rtol 1e-11 (float64)."""
     forward = submission.function("copy_mixture_forward")
-    P_vocab, p_gen, a, src_ext, V_ext, _ = mixture_problem(homework_seed + 300 + (dtype == "float32"),
-                                                           dtype=np.dtype(dtype))
+    (B, T, S, V), = shapes(homework_seed, [(3, 4, 7, 8)], B=(1, 4), T=(1, 6), S=(5, 10), V=(4, 12))
+    P_vocab, p_gen, a, src_ext, V_ext, _ = mixture_problem(homework_seed + 300 + (dtype == "float32"), B=B, T=T, S=S,
+                                                           V=V, dtype=np.dtype(dtype))
     check_forward(forward, P_vocab, p_gen, a, src_ext, V_ext, dtype)
 
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, as_float, close, expect_close, fail
+from minitf.grading.asserts import as_array, as_float, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax
 from minitf.models.pointer_generator import coverage_loss as minitf_coverage_loss
 
-from .common import call, first_index
+from .common import first_index
 
 HOMEWORK = "hw09"
 task4 = pytest.mark.hw09_task4
@@ -109,7 +110,7 @@ def diagnose(loss, da, a, labels, weight, src_pad) -> str | None:
 # Task 9.4 -- checks
 # =====================================================================================
 def call_coverage(fn, a, labels, weight):
-    out = call(fn, "coverage_loss", ["a", "labels"], (a, labels, weight), 2)
+    out = call(fn, a, labels, weight, names=["a", "labels"], returns=2)
     loss = as_float("loss", out[0])
     da = as_array("da", out[1], shape=a.shape, kind="f", dtype=a.dtype)
     return loss, da
@@ -142,7 +143,8 @@ def check_coverage(fn, a, labels, weight, src_pad, what):
 def test_coverage_loss_matches_minitf(submission, homework_seed, weight):
     """float64, padded targets and padded source positions; loss and da at rtol 1e-11."""
     fn = submission.function("coverage_loss")
-    a, labels, src_pad = coverage_problem(homework_seed + 400 + int(weight * 10), ties=True)
+    (B, T, S), = shapes(homework_seed, [(3, 6, 5)], B=(2, 5), T=(2, 8), S=(2, 7))
+    a, labels, src_pad = coverage_problem(homework_seed + 400 + int(weight * 10), B=B, T=T, S=S, ties=True)
     check_coverage(fn, a, labels, weight, src_pad, f"weight {weight:g}")
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, fail
+from minitf.grading.asserts import as_array, call, fail
+from minitf.grading.problems import shapes
 from minitf.scheduled_sampling import mix_decoder_inputs, own_previous_tokens
 
-from .common import call, first_index
+from .common import first_index
 
 HOMEWORK = "hw09"
 task5 = pytest.mark.hw09_task5
@@ -67,8 +68,7 @@ def diagnose(fed, ids, predictions, use_gold) -> str | None:
 
 
 def check_mix(fn, ids, predictions, use_gold, what):
-    out = call(fn, "mix_inputs", ["decoder_input_ids", "predictions", "use_gold"],
-               (ids, predictions, use_gold, PAD), 2)
+    out = call(fn, ids, predictions, use_gold, PAD, names=["decoder_input_ids", "predictions", "use_gold"], returns=2)
     fed = as_array("fed", out[0], shape=ids.shape, kind="i")
     gold = as_array("gold", out[1], shape=ids.shape)
     exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold)
@@ -95,7 +95,8 @@ def test_mix_inputs_position_by_position(submission, homework_seed):
     """Gold where the draw said gold, else the pass-1 prediction for the previous position;
     position 0 and padding always gold."""
     fn = submission.function("mix_inputs")
-    ids, predictions, use_gold = mix_problem(homework_seed + 500)
+    (B, T, V), = shapes(homework_seed, [(4, 7, 20)], B=(1, 5), T=(3, 9), V=(12, 30))
+    ids, predictions, use_gold = mix_problem(homework_seed + 500, B=B, T=T, V=V)
     check_mix(fn, ids, predictions, use_gold, "eps = 0.5")
 
 

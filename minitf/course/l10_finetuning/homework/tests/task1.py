@@ -5,9 +5,11 @@ import numpy as np
 import pytest
 
 from minitf.data import IGNORE_INDEX
-from minitf.grading.asserts import as_float, close, expect_close, fail
+from minitf.grading.asserts import as_float, call, close, expect_close, fail
+from minitf.grading.problems import shapes
 
-from .common import PAD, START, TOL, as_metrics, call, minitf_eval, pad_more, reseeded, trained_model, validation_batch
+from .common import (PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, reseeded, trained_model,
+                     validation_batch)
 
 HOMEWORK = "hw10"
 task1 = pytest.mark.hw10_task1
@@ -54,8 +56,7 @@ def accuracy_variants(model, input_ids, labels, logits) -> dict:
 
 
 def check_teacher_forced(fn, model, input_ids, labels, expected=None) -> None:
-    out = as_metrics(call(fn, ["model", "input_ids", "labels", "start_id", "pad_id"],
-                          (model, input_ids, labels, START, PAD)), KEYS, "teacher_forced_eval")
+    out = as_metrics(call(fn, model, input_ids, labels, START, PAD, names=["model", "input_ids", "labels", "start_id", "pad_id"], why=READ_ONLY), KEYS, "teacher_forced_eval")
     loss, acc = as_float("loss", out["loss"]), as_float("token_accuracy", out["token_accuracy"])
     want = minitf_eval(model, input_ids, labels) if expected is None else expected
     if close(loss, want["loss"], **TOL) and close(acc, want["tf_accuracy"], **TOL):
@@ -83,7 +84,8 @@ def check_teacher_forced(fn, model, input_ids, labels, expected=None) -> None:
 def test_teacher_forced_eval_validation_batch(submission, homework_seed):
     teacher_forced_eval = submission.function("teacher_forced_eval")
     model = trained_model()
-    input_ids, labels = validation_batch(homework_seed + 101)
+    (n,), = shapes(homework_seed, [(32,)], n=(1, 48))
+    input_ids, labels = validation_batch(homework_seed + 101, n=n)
     check_teacher_forced(teacher_forced_eval, model, input_ids, labels)
 
 
@@ -94,8 +96,7 @@ def test_teacher_forced_eval_ignores_extra_padding(submission, homework_seed):
     input_ids, labels = validation_batch(homework_seed + 102, n=12)
     expected = minitf_eval(model, input_ids, labels)
     more_src, more_labels = pad_more(input_ids, labels, 2, 5)
-    out = as_metrics(call(teacher_forced_eval, ["model", "input_ids", "labels", "start_id", "pad_id"],
-                          (model, more_src, more_labels, START, PAD)), KEYS, "teacher_forced_eval")
+    out = as_metrics(call(teacher_forced_eval, model, more_src, more_labels, START, PAD, names=["model", "input_ids", "labels", "start_id", "pad_id"], why=READ_ONLY), KEYS, "teacher_forced_eval")
     loss = as_float("loss", out["loss"])
     if not close(loss, expected["loss"], **TOL):
         check_teacher_forced(teacher_forced_eval, model, more_src, more_labels)  # names the mistake, if it can

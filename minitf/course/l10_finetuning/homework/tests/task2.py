@@ -5,21 +5,11 @@ import numpy as np
 import pytest
 
 from minitf.data import IGNORE_INDEX
-from minitf.grading.asserts import as_array, as_float, close, expect_close, expect_equal_ids, fail
+from minitf.grading.asserts import as_array, as_float, call, close, expect_close, expect_equal_ids, fail
+from minitf.grading.problems import shapes
 
-from .common import (
-    EOS,
-    PAD,
-    START,
-    TOL,
-    as_metrics,
-    call,
-    minitf_eval,
-    pad_more,
-    reseeded,
-    trained_model,
-    validation_batch,
-)
+from .common import (EOS, PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, reseeded, trained_model,
+                     validation_batch)
 
 HOMEWORK = "hw10"
 task2 = pytest.mark.hw10_task2
@@ -62,7 +52,7 @@ def check_predictions(pred, want, labels, max_len, tf_argmax) -> None:
 
 
 def check_free_running(fn, model, input_ids, labels, max_len, expected=None) -> None:
-    out = as_metrics(call(fn, NAMES, (model, input_ids, labels, START, EOS, PAD, max_len)), KEYS,
+    out = as_metrics(call(fn, model, input_ids, labels, START, EOS, PAD, max_len, names=NAMES, why=READ_ONLY), KEYS,
                      "free_running_eval")
     pred = as_array("predictions", out["predictions"], kind="i")
     em, acc = as_float("exact_match", out["exact_match"]), as_float("token_accuracy", out["token_accuracy"])
@@ -109,7 +99,8 @@ def check_free_running(fn, model, input_ids, labels, max_len, expected=None) -> 
 def test_free_running_eval_validation_batch(submission, homework_seed):
     free_running_eval = submission.function("free_running_eval")
     model = trained_model()
-    input_ids, labels = validation_batch(homework_seed + 201)
+    (n,), = shapes(homework_seed, [(32,)], n=(1, 48))
+    input_ids, labels = validation_batch(homework_seed + 201, n=n)
     check_free_running(free_running_eval, model, input_ids, labels, labels.shape[1] + 2)
 
 
@@ -128,7 +119,7 @@ def test_free_running_eval_ignores_extra_padding(submission, homework_seed):
     model = trained_model()
     input_ids, labels = validation_batch(homework_seed + 203, n=16)
     more_src, more_labels = pad_more(input_ids, labels, 2, 4)
-    out = as_metrics(call(free_running_eval, NAMES, (model, more_src, more_labels, START, EOS, PAD, 12)), KEYS,
+    out = as_metrics(call(free_running_eval, model, more_src, more_labels, START, EOS, PAD, 12, names=NAMES, why=READ_ONLY), KEYS,
                      "free_running_eval")
     want = minitf_eval(model, input_ids, labels, 12)
     for key in ("exact_match", "token_accuracy"):

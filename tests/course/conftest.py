@@ -1,0 +1,3 @@
+"""The fixtures every homework's tests use (``tests/course/lNN/test_homework.py``): the honest
+mistakes and hostile submissions, each built from its patch (:mod:`grading.tools`)."""
+from grading.tools import hostile_file, submission_file  # noqa: F401  (fixtures)
