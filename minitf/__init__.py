@@ -14,11 +14,14 @@ Where things live
   (tokenizers, batches, the toy tasks, pretraining noise, the corpus); ``config.py``,
   ``module.py``, ``checks.py``, ``gradcheck.py``, ``checkpoint.py``, ``torch_bridge.py``,
   ``process.py`` (the allocator setting training runs with).
-* **Course code**, which measures and draws: ``course/`` (one module per lesson: its runs
-  and measurements) and ``figures/`` (the figure key, one drawing module per lesson).
+* **Course code**, which measures and draws: ``course/``, one folder per lesson
+  (``course/l09_inference/``: its runs and measurements, figures, formulas for Appendix A and
+  homework) and ``course/kit/`` (what every lesson shares: the lesson run, the stored sweep,
+  the figure key, style, registry and rendering, the FLOP and byte counts).
   :mod:`minitf.course` maps every lesson to its experiments, figures, notebook and homework.
-* **Tooling** around the course: ``homework/`` (one folder per assignment, the grader and
-  its sandbox), ``bench/`` (benchmarks and process settings), ``cli.py`` and ``commands/``.
+* **Tooling** around the course: ``grading/`` (the grader, its pytest plugin, the sandbox the
+  student's code runs in, the Gradescope bundle), ``bench/`` (benchmarks), ``cli/`` (the
+  ``minitf`` command, one module per sub-command).
 
 Imports point down that list: model code never imports course code or tooling.
 

@@ -1,56 +1,36 @@
-"""The course's experiments: one module per lesson, holding that lesson's runs and measurements.
+"""The course: ten lessons and three appendices, one folder each, and the kit they share.
 
-A lesson's code lives in four places, each with its own job:
+A lesson is a folder, ``minitf/course/lNN_<slug>/`` (an appendix ``appendix_<letter>_<slug>/``),
+holding everything of the lesson but its notebook (``lessons/NN-*.ipynb``):
 
-* **model code** -- ``minitf/`` from ``layers/`` up to ``models/``, ``loss.py``, ``training.py``,
-  ``decoding/``: what students read line by line, forward next to backward;
-* **experiments** -- here, ``minitf/course/lessonNN.py``: the lesson's task, model and training
-  set-up, its reference run (trained once per process and seed, cached), and every measurement
-  the notebook prints or a figure draws;
-* **figures** -- ``minitf/figures/lessonNN.py``: drawing only, from what the course module
-  measured (``minitf figures`` renders them all into ``figures/``);
-* **notebook** -- ``lessons/NN-*.ipynb``: narrative, calls into the course module, plots;
-* **homework** -- ``minitf/homework/``: one folder per assignment (``hw08/`` ...).
+* ``__init__.py`` -- its :class:`~minitf.course.kit.lessons.Lesson` (title, what it shows, its
+  notebook) and the names the notebook reads (``from minitf.course import l08_teacher_forcing as l8``);
+* ``experiments.py`` (and more modules where a lesson has more to measure) -- its task, model
+  and training set-up, its reference runs (trained once per process), every measurement the
+  notebook prints or a figure draws;
+* ``figures.py`` -- its figures, drawn from what the experiments measured;
+* ``formulas.py`` -- its formulas, each checked against the minitf function that computes it
+  (Appendix A collects them);
+* ``results/`` -- stored results of runs too long for a notebook, with the command that makes
+  them again;
+* ``homework/`` -- its assignment: the template, the concept check's questions, the public tests.
 
-======  ==========================================  ============================================
-lesson  experiments                                 figures
-======  ==========================================  ============================================
-1       :mod:`~minitf.course.lesson01` (its       :mod:`minitf.figures.lesson01`
-        task and models in
-        :mod:`~minitf.course.lesson01_sweep`, its
-        sweep stored in ``results/lesson01.json``,
-        ``python -m minitf.course.lesson01
-        --measure`` measures it again)
-2       :mod:`~minitf.course.lesson02`              :mod:`minitf.figures.lesson02`
-3       :mod:`~minitf.course.lesson03`              :mod:`minitf.figures.lesson03`
-4       :mod:`~minitf.course.lesson04`              :mod:`minitf.figures.lesson04`
-5       :mod:`~minitf.course.lesson05`              :mod:`minitf.figures.lesson05`
-6       :mod:`~minitf.course.lesson06`              :mod:`minitf.figures.lesson06`
-7       :mod:`~minitf.course.lesson07`              :mod:`minitf.figures.lesson07`
-8       :mod:`~minitf.course.lesson08` (set-up,     :mod:`minitf.figures.lesson08`
-        reference run, sections 1-2), with
-        :mod:`~minitf.course.lesson08_loss`
-        (sections 3-4) and
-        :mod:`~minitf.course.lesson08_gap`
-        (section 5, the learned / config / state
-        table), all re-exported by ``lesson08``
-9       :mod:`~minitf.course.lesson09` (sections  :mod:`minitf.figures.lesson09`,
-        1-4), :mod:`~minitf.course.lesson09_copy`   :mod:`minitf.figures.lesson09_exposure`
-        (section 5) and
-        :mod:`~minitf.course.lesson09_exposure`
-        (section 6, its runs stored in
-        ``results/lesson09_exposure.json``)
-10      :mod:`~minitf.course.lesson10` (its sweep   :mod:`minitf.figures.lesson10`
-        and pretrained checkpoint stored in
-        ``results/``)
-======  ==========================================  ============================================
+Nothing lists the lessons: ``minitf lessons``, ``minitf figures``, ``minitf homework`` and
+``minitf grade`` find them by scanning the folders (:mod:`minitf.course.kit.lessons`).  The
+tests of a lesson are ``tests/course/lNN/``, its instructor material ``tests/instructor/hwNN/``.
 
-:mod:`~minitf.course.common` holds what every lesson needs: building a lesson's model and
-training config, training a fresh model, the once-per-process cache of reference runs, float64
-copies of a model, norms and argument checks.  A notebook imports its lesson's module::
+:mod:`minitf.course.kit` holds what lessons share: the lesson set-up and the once-per-process
+run cache (``runs``), stored results (``stored``), the figure key, style, registry and
+rendering (``figures``), the formula registry (``formulas``), the counts of parameters and
+FLOPs (``counts``), and the measurements two lessons make alike (``leakage``, ``predictions``,
+``schedules``).  No lesson imports another lesson.
 
-    from minitf.course import lesson08 as l8
-    run = l8.lesson8_run(seed=0)
+**Adding a lesson** -- copy a lesson folder to ``lNN_<slug>/``, change its ``LESSON``, its
+experiments, figures (names ``lNN_<what>``), formulas and homework (its ``HOMEWORK`` name
+``hwNN``, its template and tests); put its notebook in ``lessons/`` and its reference
+solution in ``tests/instructor/hwNN/``.  Nothing else needs editing: it is listed, its figures
+drawn, its formulas checked and its homework graded.  ``MINITF_COURSE_PATH`` lets a folder
+outside the package hold lessons too, to try one before copying it in.
 
 Course code imports model code, never the reverse.
 """

@@ -12,16 +12,24 @@ The course's own folders are the packages under ``minitf/course/``.  More can li
 the package: ``MINITF_COURSE_PATH`` (folders separated by ``os.pathsep``) names folders
 whose ``lNN_*`` and ``appendix_*`` sub-folders are lessons too, importable by their folder
 name -- how a lecturer tries a new lesson before copying it in.
+
+A lesson's notebook lives in the repository's ``lessons/`` folder, named
+``NN-<slug>.ipynb`` (``Lesson.notebook``).  Slides: each notebook carries reveal.js metadata
+(``cell.metadata.slideshow.slide_type``) so that ``jupyter nbconvert --to slides`` (or
+``minitf lessons --slides``) gives a slide per section and a sub-slide per demonstration;
+:func:`slide_types` is the rule, ``minitf lessons --tag-slides`` writes it into the notebooks.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Lesson", "COURSE_PATH_ENV", "lesson_packages", "lesson_folders"]
+__all__ = ["Lesson", "COURSE_PATH_ENV", "lesson_packages", "lesson_folders", "all_lessons", "get_lesson",
+           "lessons_dir", "slide_types"]
 
 COURSE_PATH_ENV = "MINITF_COURSE_PATH"
 _FOLDER = re.compile(r"(l(\d\d)|appendix_([a-z]))_[a-z0-9_]+\Z")
@@ -73,3 +81,56 @@ def lesson_folders() -> list[tuple[str, Path]]:
 def lesson_packages() -> list[str]:
     """The package name of every lesson and appendix, in course order (:func:`lesson_folders`)."""
     return [package for package, _ in lesson_folders()]
+
+
+def all_lessons() -> tuple[Lesson, ...]:
+    """Every lesson and appendix of the course, in course order: each folder's ``LESSON``."""
+    found = []
+    for package in lesson_packages():
+        lesson = getattr(importlib.import_module(package), "LESSON", None)
+        if not isinstance(lesson, Lesson):
+            raise TypeError(f"{package}: expected a LESSON = Lesson(...) in its __init__.py, got {type(lesson).__name__}")
+        found.append(lesson)
+    return tuple(found)
+
+
+def get_lesson(key) -> Lesson:
+    key = str(key).upper()
+    lessons = all_lessons()
+    for lesson in lessons:
+        if lesson.key == key:
+            return lesson
+    raise ValueError(f"lesson: expected one of {', '.join(l.key for l in lessons)}, got {key!r}")
+
+
+def lessons_dir(start: Path | None = None) -> Path | None:
+    """The repository's ``lessons/`` folder: under ``start`` (the working directory by
+    default), else beside the package (an editable install).  None if neither exists."""
+    for base in (Path.cwd() if start is None else Path(start), Path(__file__).resolve().parents[3]):
+        candidate = base / "lessons" if base.name != "lessons" else base
+        if candidate.is_dir() and any(candidate.glob("*.ipynb")):
+            return candidate
+    return None
+
+
+def slide_types(cells) -> list[str]:
+    """The reveal.js slide type of each cell: a slide for the title and for each ``##``
+    section, a sub-slide for each demonstration (a code cell, together with the prose cell
+    just before it), and the rest continuing the current one (``"-"``)."""
+    types = []
+    for i, cell in enumerate(cells):
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        first = source.lstrip().splitlines()[0] if source.strip() else ""
+        if i == 0 or (cell["cell_type"] == "markdown" and first.startswith(("# ", "## "))):
+            types.append("slide")
+        elif cell["cell_type"] == "markdown":
+            nxt = cells[i + 1]["cell_type"] if i + 1 < len(cells) else None
+            types.append("subslide" if nxt == "code" else "-")
+        elif cell["cell_type"] == "code":
+            prev = types[-1] if types else "slide"
+            prev_is_intro = cells[i - 1]["cell_type"] == "markdown" and prev == "subslide"
+            after_heading = prev == "slide"
+            types.append("-" if prev_is_intro or after_heading else "subslide")
+        else:
+            types.append("-")
+    return types

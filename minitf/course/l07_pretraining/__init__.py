@@ -1,10 +1,14 @@
 """Lesson 7 -- Pretraining objectives.
 
-Everything of the lesson lives in this folder: its homework (``homework/``), and its runs,
-measurements, figures and formulas.  Its notebook is ``lessons/07-pretraining-objectives.ipynb``.
+Its notebook is ``lessons/07-pretraining-objectives.ipynb``; everything else of the lesson is
+in this folder: ``experiments.py`` (its runs and measurements), ``figures.py`` (its figures),
+``formulas.py`` (its formulas, for Appendix A) and ``homework/`` (its assignment). The
+notebook reads this package (``from minitf.course import l07_pretraining as l7``), which holds
+every name of ``experiments``.
 """
 from ..kit.lessons import Lesson
+from .experiments import *  # noqa: F401,F403  (the notebook's names: experiments.__all__)
 
-LESSON = Lesson("7", 'Pretraining objectives',
+LESSON = Lesson("7", "Pretraining objectives",
                 "T5 span corruption and BART's five noises on corpus text; target lengths and cost; denoising loss curves",
-                '07-pretraining-objectives.ipynb')
+                "07-pretraining-objectives.ipynb")

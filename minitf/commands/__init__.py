@@ -1,1 +1,0 @@
-"""One module per ``minitf`` sub-command: ``configure(parser)`` and ``run(args)``."""

@@ -1,0 +1,522 @@
+"""Lesson 1 (*The sequence-to-sequence problem: the RNN encoder-decoder*): the runs and the measurements.
+
+The lesson's task is ``copy`` on strings of 3 to 12 letters (12 symbols): the simplest case
+of a target that depends on the whole source, with a known alignment (target t is source t),
+and one where the fixed vector's trouble with length shows within a few hundred updates.  Its
+models are :class:`~minitf.models.RNNSeq2Seq` LSTM encoder-decoders (E = 32, hidden width d),
+trained in float64 (:mod:`minitf.course.kit.runs` says why) by :func:`minitf.training.train`.
+A model is named by a :class:`Variant` (width, conditioning, reversal, attention, scheduled
+sampling, steps) and a seed; :func:`run_variant` trains it once per process.
+
+**Stored sweeps.**  Accuracy against source length for several widths, conditionings,
+reversal, attention scores and teacher-forcing schedules, over :data:`SEEDS`, is far more
+training than a notebook can do live (60 runs).  :func:`measure` runs the whole sweep and
+writes :data:`RESULTS_PATH` (``minitf/course/l01_seq2seq/results/sweep.json``: the settings, seeds,
+minitf and NumPy versions, the time it took, every run's numbers).  Reproduce it with::
+
+    OPENBLAS_NUM_THREADS=1 python -m minitf.course.l01_seq2seq --measure
+
+The notebook and the figures (:mod:`minitf.course.l01_seq2seq.figures`) read that file
+(:func:`load_results`); the notebook re-runs one point of each sweep live and checks it
+against the file (:func:`compare_with_stored`), and so does ``tests/course/l01/test_experiments.py``.
+In float64 on one BLAS thread a run is deterministic: the same seed gives the same numbers.
+
+======================================  ===================================================
+section of Lesson 1                     what is measured here
+======================================  ===================================================
+set-up                                  :mod:`minitf.course.l01_seq2seq.sweep` (re-exported
+                                        here): :func:`lesson1_task`, :func:`eval_pairs`,
+                                        :class:`Variant`, :func:`run_variant`,
+                                        :func:`evaluate_by_length`, :func:`load_results`,
+                                        :func:`compare_with_stored`; here :func:`measure`
+1  two networks for two lengths         :func:`length_coupling` (one recurrent layer: one
+                                        output per input; the encoder-decoder: any length)
+2  the conditioning vector and its      :func:`cell_parameter_counts`, :func:`memory_sizes`;
+   width                                the width and init/concat sweep (:data:`SWEEP`)
+3  reversing the source                 :func:`gradient_profile` (BPTT: the gradient that
+                                        reaches each source position); the reversal sweep
+4  generating in a loop                 :func:`decode_latency` (per sequence, against
+                                        T_tgt, encoder and decoder depth, batch size);
+                                        :func:`exhaustive_search`, :func:`search_case`
+                                        (greedy against the most probable output)
+5  teacher forcing and the gap          :func:`exposure_gap`, :func:`masked_loss_check`,
+                                        :func:`sampled_gradient_check`; the scheduled
+                                        sampling sweep (:data:`SCHEDULES`)
+6  removing the middle                  the attention sweep; :func:`alignment` (weights of
+                                        a trained model against the copy alignment)
+======================================  ===================================================
+
+Shapes: B batch, S source length, T target length, d the hidden width (the RNN modules
+call it H), E the embedding width, V vocabulary.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from ...checks import check_int
+from ...data import IGNORE_INDEX
+from ...decoding import beam_search, decode_step, greedy_search, reorder_cache, start_decoding
+from ...layers.softmax import log_softmax
+from ...loss import cross_entropy
+from ...models import RNNSeq2Seq
+from ...models.rnn_seq2seq import default_rnn_config
+from ...rnn import Recurrent
+from ...data.tasks import get_task
+from ...training import History, TrainConfig, train
+from ..kit import stored
+from .sweep import (  # the sweep's task, models and stored results, re-exported
+                    MIN_LEN, MAX_LEN, N_SYMBOLS, EVAL_PER_LENGTH, EVAL_SEED, EMBEDDING, REFERENCE_WIDTH, STEPS, LONG_STEPS,
+                    BATCH_SIZE, LR, WARMUP, WIDTHS, SEEDS, ATTENTIONS, ATTENTION_FEEDS, RESULTS_PATH, COMMAND,
+                    CURVE_WINDOW, lesson1_task, eval_pairs, Variant, REFERENCE, REVERSED, ATTENTION, SCHEDULED, SWEEP,
+                    LengthMetrics, evaluate_by_length, Run, run_variant, _round, _significant, run_numbers, load_results,
+                    stored_runs, seed_mean, Match, compare_with_stored)
+from ..kit.schedules import FINAL_EPS, SCHEDULES, schedule_for
+from ..kit.stored import Stopwatch, one_blas_thread, provenance, write_results
+
+__all__ = [
+    "MIN_LEN", "MAX_LEN", "N_SYMBOLS", "EVAL_PER_LENGTH", "EMBEDDING", "REFERENCE_WIDTH", "STEPS", "LONG_STEPS",
+    "WIDTHS", "SEEDS", "ATTENTIONS", "ATTENTION_FEEDS", "SCHEDULES", "FINAL_EPS", "RESULTS_PATH",
+    "lesson1_task", "eval_pairs", "Variant", "REFERENCE", "REVERSED", "ATTENTION", "SCHEDULED", "SWEEP",
+    "schedule_for", "Run", "run_variant", "LengthMetrics", "evaluate_by_length", "run_numbers", "measure",
+    "load_results", "stored_runs", "seed_mean", "Match", "compare_with_stored",
+    "length_coupling", "cell_parameter_counts", "memory_sizes",
+    "GRADIENT_PAIRS", "GradientProfile", "gradient_profile",
+    "one_blas_thread", "Latency", "decode_latency", "SearchResult", "exhaustive_search", "SearchCase", "search_case",
+    "ExposureGap", "exposure_gap", "masked_loss_check", "sampled_gradient_check",
+    "Alignment", "alignment",
+]
+
+# ---- the results file ----------------------------------------------------------------------------
+def _settings() -> dict:
+    return {"task": {"name": "copy", "min_len": MIN_LEN, "max_len": MAX_LEN, "n_symbols": N_SYMBOLS},
+            "eval": {"per_length": EVAL_PER_LENGTH, "seed": f"{EVAL_SEED} + n"},
+            "model": {"cell": "lstm", "embedding_size": EMBEDDING, "layers": "1 + 1", "dtype": "float64",
+                      "attention_feed": ATTENTION_FEEDS},
+            "train": {"steps": STEPS, "long_steps": LONG_STEPS, "batch_size": BATCH_SIZE, "optimizer": "adamw",
+                      "lr": LR, "schedule": "warmup_cosine", "warmup": WARMUP, "clip_norm": 1.0,
+                      "weight_decay": 0.01},
+            "scheduled_sampling": {"final_eps": FINAL_EPS, "choice": "argmax",
+                                   "schedules": {s: schedule_for(s, STEPS).to_dict() for s in SCHEDULES},
+                                   "schedules_long": {s: schedule_for(s, LONG_STEPS).to_dict() for s in SCHEDULES}},
+            "gradient_pairs": {"n": GRADIENT_PAIRS[0], "length": MAX_LEN, "seed": GRADIENT_PAIRS[1]},
+            "widths": list(WIDTHS), "seeds": list(SEEDS), "curve_window": CURVE_WINDOW}
+
+
+@one_blas_thread
+def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP, log=sys.stderr) -> dict:
+    """Train every variant with every seed, and measure what the lesson stores: each run's
+    :func:`run_numbers`, the :func:`gradient_profile` of the reference model forwards and
+    reversed (at initialisation and after training, seed 0) and the :func:`alignment` of the
+    attention model (seed 0).  Writes ``path`` (None: nothing written) and returns the dict.
+    Takes about 4 minutes of processor time (the file records it, and the wall time)."""
+    clock = Stopwatch()
+    runs: dict = {}
+    for variant in variants:
+        for seed in seeds:
+            run = run_variant(variant, seed)
+            runs.setdefault(variant.name, {})[str(seed)] = run_numbers(run)
+            if log is not None:
+                print(f"{variant.name} seed {seed}: free-running token accuracy "
+                      f"{run.metrics.free_running_token.mean():.3f} ({run.cpu_seconds:.1f} s)", file=log, flush=True)
+    gradients = {}
+    for variant in (REFERENCE, REVERSED):
+        gradients[variant.name] = {
+            "init": gradient_profile(RNNSeq2Seq(variant.model_config(lesson1_task(), 0)))._asdict(),
+            "trained": gradient_profile(run_variant(variant, 0).model)._asdict()}
+    gradients = {k: {when: {f: _significant(p[f]) for f in ("total", "own")} for when, p in g.items()}
+                 for k, g in gradients.items()}
+    al = alignment(run_variant(ATTENTION, 0))
+    results = {
+        "about": ("Lesson 1's stored sweep: copy task, LSTM encoder-decoders trained from scratch, every variant "
+                  "with every seed; accuracies on 40 held-out pairs of each source length 3..12.  Written by "
+                  "minitf.course.l01_seq2seq.measure."),
+        **provenance(COMMAND), **clock.seconds(),
+        "settings": _settings(),
+        "lengths": list(range(MIN_LEN, MAX_LEN + 1)),
+        "runs": runs,
+        "gradients": gradients,
+        "alignment": {"variant": ATTENTION.name, "seed": 0, "source": al.source,
+                      "weights": [_round(r, 6) for r in al.weights],
+                      "argmax_match": round(al.argmax_match, 6),
+                      "weight_on_source_t": round(al.weight_on_source_t, 6), "positions": al.positions},
+    }
+    if path is not None:
+        write_results(path, results)
+    return results
+
+
+# ---- section 1: two networks for two lengths ------------------------------------------------------
+def length_coupling(seed: int = 0) -> dict:
+    """One recurrent layer, and an (untrained) encoder-decoder, on the same 7-token sources:
+    ``{"layer_in": (B, S, E), "layer_out": (B, S, d), "seq2seq_src": (B, S), "seq2seq_out": [(B, T) ...]}``:
+    the layer gives one output per input step; the encoder-decoder's output length is the
+    decoder's to choose (here forced to 3 and to 11 tokens)."""
+    rng = np.random.default_rng(seed)
+    B, S = 2, 7
+    layer = Recurrent("lstm", EMBEDDING, REFERENCE_WIDTH, rng=rng, dtype=np.float64)
+    x = rng.standard_normal((B, S, EMBEDDING))  # (B, S, E)
+    (outputs, _), _ = layer.forward(x)  # (B, S, d)
+    model = RNNSeq2Seq(REFERENCE.model_config(lesson1_task(), seed))
+    src = rng.integers(4, model.config.src_vocab_size, size=(B, S))  # (B, S) letters, no padding
+    outs = [greedy_search(model, src, max_new_tokens=T, eos_id=None).sequences.shape for T in (3, 11)]
+    return {"layer_in": x.shape, "layer_out": outputs.shape, "seq2seq_src": src.shape, "seq2seq_out": outs}
+
+
+# ---- section 2: the conditioning vector and its width -----------------------------------------------
+def cell_parameter_counts(d: int = REFERENCE_WIDTH) -> dict:
+    """The decoder's LSTM cell under "init" and "concat", and the whole model's count:
+    ``{conditioning: {"cell_input": D_in, "cell": params, "formula": 4d(D_in + d) + 8d, "model": params}}``."""
+    out = {}
+    for conditioning in ("init", "concat"):
+        model = RNNSeq2Seq(Variant(hidden_size=d, conditioning=conditioning).model_config(lesson1_task(), 0))
+        cell = model.decoder_cells[0]
+        D_in = cell.input_size
+        out[conditioning] = {"cell_input": D_in, "cell": cell.num_parameters(), "formula": 4 * d * (D_in + d) + 8 * d,
+                             "model": model.num_parameters()}
+    return out
+
+
+def memory_sizes(source_lengths=(3, 12, 100), d: int = REFERENCE_WIDTH, seed: int = 0) -> dict:
+    """What an (untrained) encoder hands over for sources of each length:
+    ``{S: {"h": (1, d), "c": (1, d), "states": (1, S, d)}}``: the vector (the LSTM's final h and
+    c) has the same size whatever S; the states attention reads grow with S."""
+    task = lesson1_task()
+    model = RNNSeq2Seq(REFERENCE.model_config(task, seed).replace(hidden_size=d, max_len=max(source_lengths)))
+    rng = np.random.default_rng(seed)
+    out = {}
+    for S in source_lengths:
+        memory, _ = model.encode(rng.integers(4, task.tokenizer.vocab_size, size=(1, S)))
+        out[S] = {"h": memory.conditioning.h.shape, "c": memory.conditioning.c.shape, "states": memory.states.shape}
+    return out
+
+
+# ---- section 3: reversing the source --------------------------------------------------------------
+GRADIENT_PAIRS = (64, 7)  # 64 sources of MAX_LEN letters, drawn with seed 7
+"""The batch :func:`gradient_profile` measures on: every source of the same length, so that
+position j means the same distance for every row."""
+
+
+class GradientProfile(NamedTuple):
+    """How much gradient reaches each source position (mean over the batch of |dL/dx_j|, x_j
+    the embedding of source token j, in source order)."""
+
+    total: np.ndarray  # (S,) from the whole loss (mean over all target positions)
+    own: np.ndarray  # (S,) from the loss at target position j alone: the token that copies x_j
+    per_target: np.ndarray  # (T, S) from the loss at target position t alone, to source position j
+
+
+@one_blas_thread
+def gradient_profile(model: RNNSeq2Seq) -> GradientProfile:
+    """Backpropagate through time from the teacher-forced loss of :data:`GRADIENT_PAIRS` and
+    measure what reaches each source embedding: once from the whole loss, then once from
+    each target position's loss alone (its mean over the batch).  The model's parameter
+    gradients are zeroed afterwards."""
+    n, seed = GRADIENT_PAIRS
+    pairs = lesson1_task(MAX_LEN, MAX_LEN).dataset(n, seed=seed)
+    batch = lesson1_task().batch(pairs)
+    with model.evaluating():
+        logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V)
+    _, dlogits = cross_entropy(logits, batch.labels)  # (B, T, V): (p_hat - y) / (B T), no padding here
+    B, T, _ = dlogits.shape
+
+    def reaching(dl) -> np.ndarray:
+        model.zero_grad()
+        g = model.backward(dl, cache)
+        return np.linalg.norm(g.dsrc_embeddings, axis=-1).mean(0)  # (B, S, E) -> (S,)
+
+    total = reaching(dlogits)
+    per_target = np.zeros((T, MAX_LEN))
+    for t in range(T):
+        one = np.zeros_like(dlogits)
+        one[:, t] = dlogits[:, t] * T  # the gradient of mean_b loss_t alone
+        per_target[t] = reaching(one)
+    model.zero_grad()
+    return GradientProfile(total, np.diag(per_target[:MAX_LEN]).copy(), per_target)
+
+
+# ---- section 4: generating in a loop ----------------------------------------------------------------
+class Latency(NamedTuple):
+    """Median processor seconds of one greedy decode (encoder once, then T_tgt decoder steps)."""
+
+    configs: tuple  # (n_encoder_layers, n_decoder_layers) of each row
+    target_lengths: tuple  # T_tgt of each column
+    seconds: np.ndarray  # (configs, target lengths) median over the repeats
+    repeats: int
+    batch_sizes: tuple  # B of the batching comparison (reference depths, T_tgt = batch_target)
+    batch_target: int
+    batch_seconds: np.ndarray  # (batch sizes,) median seconds of one decode of the whole batch
+
+
+@one_blas_thread
+def decode_latency(configs=((1, 1), (4, 1), (1, 4)), target_lengths=(8, 16, 32, 64), repeats: int = 7,
+                   batch_sizes=(1, 32), batch_target: int = 32, seed: int = 0) -> Latency:
+    """Time :func:`~minitf.decoding.greedy_search` of one 12-token source with ``<eos>`` off
+    (exactly T_tgt tokens), for encoders and decoders of several depths (untrained LSTMs,
+    d = 64: the time does not depend on the weights).  Then one decode of a batch of B
+    sources, for each B of ``batch_sizes``.
+
+    The clock is the process's processor time (``time.process_time``), which is the latency
+    of a decode that has a core to itself (one BLAS thread, one Python thread): on a busy
+    machine the wall clock also counts the waits for a core, which say nothing about the
+    decode (on the course's 2-core machine under load, most 10 ms decodes were preempted).
+    Each time is the median of ``repeats`` after a warm-up; the configurations take turns
+    within each repeat, so a change in the machine's speed hits all of them alike."""
+    task = lesson1_task()
+    max_len = max(MAX_LEN, *target_lengths, batch_target)
+    models = [RNNSeq2Seq(REFERENCE.model_config(task, seed).replace(n_encoder_layers=e, n_decoder_layers=l,
+                                                                     max_len=max_len)) for e, l in configs]
+    rng = np.random.default_rng(seed)
+    src = rng.integers(4, task.tokenizer.vocab_size, size=(max(batch_sizes), MAX_LEN))  # (B, S)
+
+    def once(model, B, T) -> float:
+        t0 = time.process_time()
+        greedy_search(model, src[:B], max_new_tokens=T, eos_id=None)
+        return time.process_time() - t0
+
+    times = np.zeros((len(configs), len(target_lengths), repeats))
+    batch_times = np.zeros((len(batch_sizes), repeats))
+    for model in models:
+        once(model, 1, 4)  # warm-up
+    for r in range(repeats):
+        for i, model in enumerate(models):
+            for j, T in enumerate(target_lengths):
+                times[i, j, r] = once(model, 1, T)
+        for k, B in enumerate(batch_sizes):
+            batch_times[k, r] = once(models[0], B, batch_target)
+    return Latency(tuple(configs), tuple(target_lengths), np.median(times, -1), repeats, tuple(batch_sizes),
+                   batch_target, np.median(batch_times, -1))
+
+
+class SearchResult(NamedTuple):
+    """The most probable output of at most ``max_tokens`` tokens (:func:`exhaustive_search`)."""
+
+    tokens: tuple  # generated ids, ending with <eos>
+    log_prob: float  # its log-probability under the model
+    prefixes: int  # prefixes the search scored (each: one decoder step for all V continuations)
+
+
+def exhaustive_search(model: RNNSeq2Seq, src_ids, max_tokens: int) -> SearchResult:
+    """The output y (ending with ``<eos>``, at most ``max_tokens`` tokens with it) that
+    maximises log p(y | x) = sum_t log p(y_t | y_<t, x): every output is considered, depth
+    first, most likely continuation first, over the whole target vocabulary.
+
+    A prefix is abandoned as soon as its log-probability is no better than the best complete
+    output found so far: adding tokens only lowers it (each log p <= 0), so nothing below
+    that prefix can win, and the answer is the one scoring every output one by one would
+    give (``tests/course/l01/test_experiments.py`` checks that on a small case).  src_ids (1, S)."""
+    c = model.config
+    V, eos = c.tgt_vocab_size, c.eos_id
+    src_ids = np.asarray(src_ids)
+    if src_ids.ndim != 2 or src_ids.shape[0] != 1:
+        raise ValueError(f"src_ids: expected one source, shape (1, S), got {src_ids.shape}")
+    max_tokens = check_int("max_tokens", max_tokens, 1, c.max_len)
+    best = {"log_prob": -np.inf, "tokens": ()}
+    count = [0]
+    with model.evaluating():
+        root = start_decoding(model, src_ids, group_size=V)  # V rows, every one the empty prefix
+        logits, root = decode_step(model, np.full((V, 1), c.bos_id), root)  # (V, 1, V), rows alike
+
+        def visit(state, next_logits, prefix: tuple, log_prob: float) -> None:
+            count[0] += 1
+            lp = log_softmax(next_logits)  # (V,) log p(next | prefix, x)
+            children = None
+            for token in np.argsort(-lp, kind="stable"):
+                score = log_prob + float(lp[token])
+                if score <= best["log_prob"]:
+                    return  # the rest are less likely still
+                if token == eos:
+                    best.update(log_prob=score, tokens=prefix + (eos,))
+                elif len(prefix) + 2 <= max_tokens:  # room for this token and an <eos>
+                    if children is None:  # row v continues the prefix with token v: all V at once
+                        children_logits, children = decode_step(model, np.arange(V)[:, None], state)
+                    child = reorder_cache(children, np.full(V, token))  # (V rows of the child)
+                    visit(child, children_logits[token, 0], prefix + (int(token),), score)
+
+        visit(root, logits[0, 0], (), 0.0)
+    return SearchResult(best["tokens"], best["log_prob"], count[0])
+
+
+class SearchCase(NamedTuple):
+    """Greedy search against exhaustive search and beam search on a tiny model (:func:`search_case`)."""
+
+    sources: list  # the held-out sources searched
+    greedy: list  # greedy output per source (text)
+    greedy_log_prob: np.ndarray  # (N,)
+    best: list  # the most probable output per source (text)
+    best_log_prob: np.ndarray  # (N,)
+    beam: list  # beam search's output (num_beams beams, no length penalty)
+    num_beams: int
+    prefixes: int  # prefixes the exhaustive searches scored, in all
+    example: int  # index of the first source where the most probable output is not greedy's
+    example_steps: list  # [(greedy token, p, best token, p)] at every step of the example
+    train_history: History
+    tokenizer: object
+
+    @property
+    def greedy_not_best(self) -> np.ndarray:
+        return self.best_log_prob > self.greedy_log_prob + 1e-9
+
+
+def _token_probs(model: RNNSeq2Seq, src_ids, tokens) -> np.ndarray:
+    """p(y_t | y_<t, x) of each token of ``tokens`` (teacher-forced), (len(tokens),)."""
+    dec_in = np.array([[model.config.bos_id, *tokens[:-1]]])
+    with model.evaluating():
+        logits, _ = model.forward(src_ids, dec_in)
+    return np.exp(log_softmax(logits[0])[np.arange(len(tokens)), list(tokens)])
+
+
+@one_blas_thread
+def search_case(seed: int = 0, n_sources: int = 60, max_tokens: int = 10, num_beams: int = 3) -> SearchCase:
+    """A tiny model (LSTM, d = 16, E = 8) trained for 400 updates on ``copy`` with 2 symbols and
+    lengths 3..8, still unsure of many outputs; then, for ``n_sources`` (60 drawn, the distinct ones)
+    held-out sources, greedy search, exhaustive search (:func:`exhaustive_search`) and beam
+    search, each output scored by its log-probability under the model."""
+    task = get_task("copy", min_len=3, max_len=8, n_symbols=2)
+    tok = task.tokenizer
+    model = RNNSeq2Seq(default_rnn_config(task, cell="lstm", hidden_size=16, embedding_size=8, dtype="float64",
+                                          seed=seed))
+    sources = list(dict.fromkeys(s for s, _ in task.dataset(n_sources, seed=seed + 500)))  # unique, in order
+    cfg = TrainConfig(steps=400, batch_size=32, lr=LR, warmup=10, eval_every=0, eval_size=8, seed=seed,
+                      progress=False)
+    history = train(model, task, cfg, held_out=sources)
+    model.eval()
+    greedy, g_lp, best, b_lp, beam, prefixes = [], [], [], [], [], 0
+    example, steps = -1, []
+    for i, s in enumerate(sources):
+        src = np.array([tok.encode(s)])  # (1, S)
+        g = greedy_search(model, src, max_new_tokens=max_tokens)
+        g_tokens = tuple(int(t) for t in g.sequences[0, :g.lengths[0]])
+        r = exhaustive_search(model, src, max_tokens)
+        b = beam_search(model, src, num_beams=num_beams, max_new_tokens=max_tokens, length_penalty=0.0,
+                        early_stopping="never")
+        greedy.append(tok.decode(list(g_tokens)))
+        g_lp.append(float(g.log_probs[0]) if g.finished[0] else -np.inf)
+        best.append(tok.decode(list(r.tokens)))
+        b_lp.append(r.log_prob)
+        beam.append(tok.decode([int(t) for t in b.sequences[0, :b.lengths[0]]]))
+        prefixes += r.prefixes
+        if example < 0 and r.log_prob > g_lp[-1] + 1e-9:
+            example = i
+            pg, pb = _token_probs(model, src, g_tokens), _token_probs(model, src, r.tokens)
+            T = max(len(g_tokens), len(r.tokens))
+            name = lambda t: "<eos>" if t == tok.eos_id else tok.decode([t])  # noqa: E731
+            steps = [(name(g_tokens[t]) if t < len(g_tokens) else "", float(pg[t]) if t < len(g_tokens) else np.nan,
+                      name(r.tokens[t]) if t < len(r.tokens) else "", float(pb[t]) if t < len(r.tokens) else np.nan)
+                     for t in range(T)]
+    return SearchCase(sources, greedy, np.array(g_lp), best, np.array(b_lp), beam, num_beams, prefixes, example,
+                      steps, history, tok)
+
+
+# ---- section 5: teacher forcing and the gap it leaves ------------------------------------------------
+class ExposureGap(NamedTuple):
+    """Teacher-forced against free-running accuracy of one run, by source length."""
+
+    lengths: np.ndarray  # (10,) n; the target has n + 1 positions (<eos>)
+    teacher_forced_token: np.ndarray  # (10,)
+    free_running_token: np.ndarray  # (10,)
+    eps: np.ndarray  # (10,) per-token error fed the gold prefix: 1 - teacher_forced_token
+    independent_exact: np.ndarray  # (10,) (1 - eps)^(n+1): all n + 1 right if errors were independent
+    free_running_exact: np.ndarray  # (10,) measured
+    teacher_forced_sequence: np.ndarray  # (10,) every argmax right when fed the gold prefix
+
+
+def exposure_gap(run: Run) -> ExposureGap:
+    """The gap on the held-out pairs, from :func:`evaluate_by_length`."""
+    m = run.metrics
+    eps = 1.0 - m.teacher_forced_token
+    return ExposureGap(m.lengths, m.teacher_forced_token, m.free_running_token, eps, (1.0 - eps) ** (m.lengths + 1),
+                       m.free_running_exact, m.teacher_forced_sequence)
+
+
+def masked_loss_check(run: Run) -> dict:
+    """The loss of a padded batch of two held-out pairs (3 and 12 letters) as minitf computes it,
+    against the two ways of averaging by hand, and the gradient on the padded positions:
+    ``{"loss", "sum_over_real", "n_real", "B_times_T", "mean_over_real", "mean_over_padded",
+    "max_grad_on_padding", "alone": [each pair's own loss], "token_weighted": ...}``."""
+    pairs = [p for p in eval_pairs() if len(p[0]) in (MIN_LEN, MAX_LEN)]
+    pairs = [pairs[0], pairs[-1]]
+    batch = lesson1_task().batch(pairs)
+    model = run.model
+    logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # (2, T, V)
+    loss, dlogits = cross_entropy(logits, batch.labels)
+    real = batch.labels != IGNORE_INDEX  # (2, T)
+    logp = log_softmax(logits)
+    per_position = -np.take_along_axis(logp, np.where(real, batch.labels, 0)[..., None], -1)[..., 0] * real  # (2, T)
+    alone = [cross_entropy(model.forward(batch.input_ids[b:b + 1, :len(pairs[b][0])],
+                                         batch.decoder_input_ids[b:b + 1, :real[b].sum()])[0],
+                           batch.labels[b:b + 1, :real[b].sum()])[0] for b in range(2)]
+    n = real.sum(1)
+    return {"loss": loss, "sum_over_real": float(per_position.sum()), "n_real": int(real.sum()),
+            "B_times_T": int(real.size), "mean_over_real": float(per_position.sum() / real.sum()),
+            "mean_over_padded": float(per_position.sum() / real.size),
+            "max_grad_on_padding": float(np.abs(dlogits[~real]).max()), "alone": alone,
+            "token_weighted": float((alone[0] * n[0] + alone[1] * n[1]) / n.sum()), "lengths": n.tolist()}
+
+
+def sampled_gradient_check(run: Run, eps: float = 0.5, seed: int = 0) -> dict:
+    """Scheduled sampling's gradient is the teacher-forced gradient of the tokens it happened to
+    feed: a training forward with gold probability ``eps``, then a plain teacher-forced forward
+    fed the very tokens the first one chose; both backward.  ``{"own_tokens_fed": share of
+    steps t > 0 fed the model's own token, "loss_difference", "max_gradient_difference"}``
+    (both 0: no gradient flows through the choice of a token).  The run's gradients are zeroed."""
+    model = run.model
+    pairs = eval_pairs()[-8:]
+    batch = lesson1_task().batch(pairs)
+    grads = []
+    logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids, teacher_forcing=eps, rng=seed)
+    fed = cache.decoder.fed
+    for lg, ch in ((logits, cache), model.forward(batch.input_ids, fed)):
+        loss, dl = cross_entropy(lg, batch.labels)
+        model.zero_grad()
+        model.backward(dl, ch)
+        grads.append((loss, {k: g.copy() for k, g in model.gradients().items()}))
+    model.zero_grad()
+    real = batch.labels[:, 1:] != IGNORE_INDEX
+    return {"own_tokens_fed": float((~cache.decoder.gold[:, 1:])[real].mean()),
+            "loss_difference": abs(grads[0][0] - grads[1][0]),
+            "max_gradient_difference": max(float(np.abs(grads[0][1][k] - grads[1][1][k]).max()) for k in grads[0][1])}
+
+
+# ---- section 6: removing the middle ----------------------------------------------------------------
+class Alignment(NamedTuple):
+    """The attention weights of a trained model against the copy alignment (target t reads source t)."""
+
+    source: str  # the example: the first held-out pair of MAX_LEN letters
+    weights: np.ndarray  # (n + 1, n) its weights: row t is the decoder step that predicts target t (<eos> last)
+    argmax_match: float  # over every held-out pair: share of target positions t < n whose largest weight is on t
+    weight_on_source_t: float  # mean weight on source position t, same positions
+    positions: int  # target positions scored
+
+
+def alignment(run: Run) -> Alignment:
+    """Teacher-forced attention weights (``RNNSeq2Seq.attention_weights``) of an attention
+    run on :func:`eval_pairs`."""
+    if run.variant.attention == "none":
+        raise ValueError(f"run: expected a run with attention, got {run.variant.name!r}")
+    pairs = eval_pairs()
+    batch = lesson1_task().batch(pairs)
+    with run.model.evaluating():
+        _, cache = run.model.forward(batch.input_ids, batch.decoder_input_ids)
+    A = RNNSeq2Seq.attention_weights(cache)  # (B, T, S)
+    hits = mass = total = 0
+    for b, (src, _) in enumerate(pairs):
+        n = len(src)
+        rows = A[b, np.arange(n), :n]  # (n, n) target t < n
+        hits += int((rows.argmax(-1) == np.arange(n)).sum())
+        mass += float(rows[np.arange(n), np.arange(n)].sum())
+        total += n
+    index = next(i for i, (s, _) in enumerate(pairs) if len(s) == MAX_LEN)
+    source = pairs[index][0]
+    return Alignment(source, A[index, :MAX_LEN + 1, :MAX_LEN].copy(), hits / total, mass / total, total)
+
+
+# ---- the command -------------------------------------------------------------------------------------
+def main(argv=None) -> int:
+    return stored.measure_main(argv, module="minitf.course.l01_seq2seq", measure=measure, default_out=RESULTS_PATH,
+                               description="Lesson 1's stored sweep (minitf/course/l01_seq2seq/results/sweep.json).")
+

@@ -1,0 +1,165 @@
+"""The lesson notebooks mirror the course: their ``##`` headings are the lesson's
+sections, in order, with the course's exact titles; they are committed without outputs;
+they hold no model code of their own; and each runs top to bottom (executed here with
+nbclient, Jupyter's own notebook runner; skipped, saying why, where the test tools are not
+installed)."""
+import json
+from pathlib import Path
+
+import pytest
+
+LESSONS = Path(__file__).resolve().parents[2] / "lessons"
+
+SECTIONS = {
+    "01-the-sequence-to-sequence-problem.ipynb": [
+        "Two networks for two lengths",
+        "The conditioning vector and its width",
+        "Reversing the source",
+        "Generating in a loop",
+        "Teacher forcing and the gap it leaves",
+        "Removing the middle",
+    ],
+    "02-attention-from-scratch.ipynb": [
+        "Queries, keys and values",
+        "Scaled dot-product attention",
+        "The softmax and its backward",
+        "The attention backward, line by line",
+        "Many heads",
+    ],
+    "03-the-causal-mask.ipynb": [
+        "Why a decoder must not see the future",
+        "Masking before the softmax",
+        "Padding masks and fully-masked rows",
+        "The mask in the backward",
+    ],
+    "04-cross-attention.ipynb": [
+        "Queries from the decoder, keys and values from the encoder",
+        "No causal mask, only source padding",
+        "What the decoder looks at",
+        "Keys and values computed once per layer",
+        "The gradient through cross-attention",
+    ],
+    "05-the-block.ipynb": [
+        "Residual connections",
+        "Layer normalization and its backward",
+        "Pre-LN and post-LN",
+        "The feed-forward network",
+        "Positions",
+    ],
+    "06-the-whole-encoder-decoder.ipynb": [
+        "From source ids to logits",
+        "Counting parameters",
+        "Counting FLOPs",
+        "Where the memory goes",
+        "Sharing and tying embeddings",
+    ],
+    "07-pretraining-objectives.ipynb": [
+        "Why denoise",
+        "T5 span corruption",
+        "BART's five noises",
+        "Pretraining a tiny model",
+        "What pretraining buys",
+    ],
+    "08-training-teacher-forcing.ipynb": [
+        "The tension: autoregression vs. parallel training",
+        "Shifted inputs and the causal mask, working together",
+        "The loss, summed over positions",
+        "The gradient's journey: through cross-attention into the encoder",
+        "Training vs. inference: the gap that matters",
+    ],
+    "09-inference.ipynb": [
+        "Encode once, decode many",
+        "Two KV caches",
+        "Greedy decoding and sampling",
+        "Beam search and length normalization",
+        "Coverage and copy",
+        "Exposure bias, measured",
+    ],
+    "10-fine-tuning-on-supervised-pairs.ipynb": [
+        "The same loss on real pairs",
+        "Pretrained vs from scratch",
+        "What to update",
+        "Evaluate with a self-fed run",
+        "Overfitting and the held-out set",
+    ],
+    # Appendix A, generated from the lesson folders' formulas.py: a section per lesson that has formulas
+    "A-formulas.ipynb": [
+        "Lesson 1 — The sequence-to-sequence problem (the RNN encoder-decoder)",
+        "Lesson 2 — Attention from scratch",
+        "Lesson 3 — The causal mask",
+        "Lesson 4 — Cross-attention: joining the two stacks",
+        "Lesson 5 — The block",
+        "Lesson 6 — The whole encoder-decoder",
+        "Lesson 7 — Pretraining objectives",
+        "Lesson 8 — Training: teacher forcing & the loss",
+        "Lesson 9 — Inference",
+    ],
+    "B-architectures.ipynb": [
+        "What each computes",
+        "How each trains",
+        "How each generates",
+        "The cost of a token",
+        "The same budget, the same task",
+    ],
+}
+
+
+def _cells(name):
+    path = LESSONS / name
+    if not path.exists():
+        pytest.skip(f"{path} not present (an installed copy, not the repository)")
+    return json.loads(path.read_text())["cells"]
+
+
+def _section_titles(cells):
+    titles = []
+    for c in cells:
+        if c["cell_type"] != "markdown":
+            continue
+        for line in "".join(c["source"]).splitlines():
+            if line.startswith("## "):
+                title = line[3:].strip()
+                number, _, rest = title.partition(". ")
+                titles.append(rest if number.isdigit() else title)
+    return titles
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_headings_are_the_lesson_sections_in_order(name):
+    assert _section_titles(_cells(name)) == SECTIONS[name]
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_committed_without_outputs(name):
+    dirty = [i for i, c in enumerate(_cells(name)) if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count"))]
+    assert not dirty, f"{name}: cells {dirty} carry outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_slide_metadata_gives_a_slide_per_section(name):
+    from minitf.course.kit.lessons import slide_types
+
+    cells = _cells(name)
+    found = [c.get("metadata", {}).get("slideshow", {}).get("slide_type") for c in cells]
+    assert found == slide_types(cells), f"{name}: slide metadata out of date; run minitf lessons --tag-slides"
+    assert found.count("slide") == len(SECTIONS[name]) + 1  # the title and each section
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_notebooks_import_minitf_and_define_no_model_code(name):
+    code = "\n".join("".join(c["source"]) for c in _cells(name) if c["cell_type"] == "code")
+    assert "minitf" in code
+    for forbidden in ("def forward", "def backward", "class ", "np.exp(", "@ W"):
+        assert forbidden not in code, f"{name} defines model code ({forbidden!r}); it belongs in minitf"
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_notebook_runs_top_to_bottom(name):
+    why = "executing the notebooks needs the test tools: pip install -e '.[test]'"
+    pytest.importorskip("nbformat", reason=why)
+    pytest.importorskip("nbclient", reason=why)
+    from minitf.cli.lessons import execute
+
+    _cells(name)  # skips outside the repository
+    _, seconds = execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+    print(f"{name}: ran top to bottom in {seconds:.1f} s")
