@@ -16,7 +16,8 @@ COMMANDS = {
     "bench": ("minitf.cli.bench", "time a training step (or decoding, with --decode) in NumPy and, if installed, PyTorch"),
     "figures": ("minitf.cli.figures", "regenerate the course figures and the figure key"),
     "generate": ("minitf.cli.generate", "decode from a checkpoint: greedy, sampling or beam search"),
-    "lessons": ("minitf.cli.lessons", "list the lessons; run them headlessly, or render them as HTML or slides"),
+    "lessons": ("minitf.cli.lessons", "list the lessons; run them, copy them out, or publish them: "
+                                        "a website (--site), offline slides, HTML"),
     "homework": ("minitf.cli.homework", "hand out a fresh homework template"),
     "grade": ("minitf.cli.grade", "grade a homework submission with pytest"),
 }

@@ -18,7 +18,11 @@ when both ran with the same ``--seed``.
 ``--workers N`` trains data-parallel, as ``minitf train --workers`` (the default: one worker
 per CPU, at least 16 rows a shard).
 
-Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument or checkpoint.
+``--save FILE`` and ``--metrics-out FILE`` are checked writable before fine-tuning starts.  The
+checkpoint is written when fine-tuning finishes: Ctrl-C stops the run and keeps none, and says so.
+
+Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument or checkpoint,
+130 when interrupted.
 """
 from __future__ import annotations
 
@@ -101,9 +105,10 @@ def run(args) -> int:
     from ..pretraining import FewPairs, encoder_parameter_names, finetune
     from ..process import one_blas_thread_per_worker
     from ..training import TrainConfig, TrainingDiverged, eval_pairs, evaluate
-    from .train import parallelism_note
+    from .train import check_writable, parallelism_note
 
-    problem = _check_args(args)
+    problem = (_check_args(args) or check_writable("--save", args.save)
+               or check_writable("--metrics-out", args.metrics_out))
     if problem:
         return usage_error("finetune", problem)
     task = make_task(args.task)
@@ -150,6 +155,10 @@ def run(args) -> int:
         except TrainingDiverged as e:
             print(f"minitf finetune: {e}", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:
+            print("minitf finetune: interrupted: no checkpoint kept (--save is written when fine-tuning "
+                  "finishes)", file=sys.stderr)
+            return 130
         eval_set = eval_pairs(task, cfg)  # the set train() evaluated on and held out
         final = evaluate(model, task.batch(eval_set))
     print_final(final, len(eval_set), hist)

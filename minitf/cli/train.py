@@ -28,13 +28,25 @@ proportion instead of stalling it.  The float32 trajectory depends on N (the sha
 differently from one batch's; with --dropout each shard draws its own masks): the same --seed and
 the same --workers give the same run.
 
-Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument."""
+``--save FILE`` is checked before training starts: a folder that does not exist or cannot be
+written to is refused at once, not after the run.  ``--save-every N`` also writes the checkpoint
+every N steps (each write replaces the last, atomically).  Ctrl-C stops training at the end of
+the step under way -- the moment the weights and the optimizer are a consistent checkpoint --
+and, with ``--save``, writes that checkpoint (``extra["steps_done"]`` says how far it got); a
+second Ctrl-C stops at once, mid-step, keeping only what ``--save-every`` last wrote.
+
+Exit status: 0 when training finished, 1 when it diverged, 2 for a bad argument, 130 when
+interrupted."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import signal
 import sys
+import tempfile
+import threading
 
 from .report import (CORPUS_TASK, HELD_OUT_EVAL_SIZE, TASK_NAMES, check_common, make_task, metrics, print_final,
                      print_samples, usage_error, write_metrics)
@@ -84,7 +96,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="initialisation and data seed")
     p.add_argument("--eval-every", type=int, default=None, help="steps between evaluations; 0: only at the end (default: 250)")
     p.add_argument("--samples", type=int, default=5, help="predictions to print at the end")
-    p.add_argument("--save", metavar="FILE", help="write a checkpoint (.npz) at the end")
+    p.add_argument("--save", metavar="FILE", help="write a checkpoint (.npz) at the end, or when Ctrl-C stops training")
+    p.add_argument("--save-every", type=int, default=None, metavar="N",
+                   help="with --save: also write the checkpoint every N steps, each write replacing the last "
+                        "(default: only at the end)")
     p.add_argument("--metrics-out", metavar="FILE", help="write the final metrics as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
@@ -178,6 +193,11 @@ def _check_args(args) -> str | None:
     problem = check_common(args)
     if problem:
         return problem
+    if args.save_every is not None:
+        if args.save_every < 1:
+            return f"--save-every: expected a positive integer, got {args.save_every}"
+        if not args.save:
+            return "--save-every: only used with --save FILE"
     for flag, value in (("--workers", args.workers), ("--d-model", args.d_model), ("--heads", args.heads), ("--layers", args.layers),
                         ("--hidden", args.hidden)):
         if value is not None and value < 1:
@@ -313,6 +333,85 @@ def _task(args):
     return DenoisingTask(args.objective, held_out=held_out)
 
 
+# ---- writing the results: checked before training, kept when training is stopped -----------------
+def check_writable(flag: str, path: str | None) -> str | None:
+    """None if a file can be written at ``path`` (None: nothing to write), else the message
+    naming ``flag``: checked by writing a scratch file beside it, before any training starts."""
+    if not path:
+        return None
+    if os.path.isdir(path):
+        return f"{flag}: expected a file name, got the folder {path!r}"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{flag}: the folder {folder!r} does not exist (for {path!r})"
+    try:
+        fd, scratch = tempfile.mkstemp(prefix=".minitf-write-check.", dir=folder)
+        os.close(fd)
+        os.unlink(scratch)
+    except OSError as e:
+        return f"{flag}: cannot write in {folder!r} ({e.strerror or e})"
+    return None
+
+
+class Stopped(KeyboardInterrupt):
+    """Ctrl-C, honoured at the end of step ``step``: the weights are that step's."""
+
+    def __init__(self, step: int):
+        super().__init__(f"stopped after step {step}")
+        self.step = step
+
+
+class StepEnds:
+    """The task :func:`minitf.training.train` reads, with a call at the end of every step.
+
+    ``train`` asks for step k + 1's batch only once step k is over -- its update, its evaluation --
+    so when the batch stream is asked for the next batch the model and the optimizer are a
+    consistent checkpoint.  ``on_step_end(k)`` runs there (a periodic save, a pending Ctrl-C);
+    everything else is the task's own."""
+
+    def __init__(self, task, on_step_end):
+        self._task, self._on_step_end = task, on_step_end
+        self.steps_done = 0
+
+    def __getattr__(self, name):
+        return getattr(self._task, name)
+
+    def batches(self, *args, **kwargs):
+        for batch in self._task.batches(*args, **kwargs):
+            if self.steps_done:
+                self._on_step_end(self.steps_done)
+            yield batch
+            self.steps_done += 1
+
+
+@contextlib.contextmanager
+def ctrl_c_at_step_end(command: str):
+    """The first Ctrl-C asks training to stop at the end of the step under way (yields the
+    state whose ``requested`` it sets); a second one interrupts at once.  Outside the main
+    thread (where no signal handler can be installed) Ctrl-C is Python's as usual."""
+
+    class State:
+        requested = False
+
+    state = State()
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def handler(signum, frame):
+        if state.requested:
+            raise KeyboardInterrupt
+        state.requested = True
+        print(f"\nminitf {command}: Ctrl-C: stopping at the end of this step (Ctrl-C again: at once, mid-step)",
+              file=sys.stderr, flush=True)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run(args) -> int:
     import numpy as np
 
@@ -321,7 +420,8 @@ def run(args) -> int:
     from ..process import one_blas_thread_per_worker
     from ..training import TrainConfig, TrainingDiverged, eval_pairs, evaluate, make_optimizer, train
 
-    problem = _check_args(args)
+    problem = (_check_args(args) or check_writable("--save", args.save)
+               or check_writable("--metrics-out", args.metrics_out))
     if problem:
         return _usage_error(problem)
     task = _task(args)
@@ -345,7 +445,25 @@ def run(args) -> int:
     print(f"training: {tcfg.steps} steps of {tcfg.batch_size} examples, {tcfg.optimizer} lr {tcfg.lr:g} "
           f"({tcfg.schedule}), {forcing}")
 
+    def save(steps_done: int, evals: list, interrupted: bool = False) -> None:
+        config = {"architecture": args.model, "model": mcfg.to_dict(), "train": tcfg.to_dict()}
+        if policy is not None:
+            config["scheduled_sampling"] = {"schedule": policy.schedule.to_dict(), "choice": policy.choice,
+                                            "steps_taken": policy.step}
+        extra = {"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config,
+                 "final_eval": evals[-1] if evals else None, "steps_done": steps_done}
+        if interrupted:
+            extra["interrupted"] = True
+        if args.objective:  # which evaluation set pretraining kept out of its documents
+            extra["held_out"] = {"task": CORPUS_TASK, "seed": args.seed, "eval_size": HELD_OUT_EVAL_SIZE}
+        save_checkpoint(args.save, config=config, params=model.parameters(), optimizer_state=optimizer.state_dict(),
+                        extra=extra)
+
+    evals: list = []  # the evaluations so far (train's history is lost if it is interrupted)
+    saved = {"step": None}
+
     def report(step, hist):
+        evals[:] = hist.evals
         e = hist.evals[-1]
         eps = f"  eps {policy.schedule(step):.3f}" if policy is not None else ""
         print(f"  step {step:5d}  loss {hist.loss[-1]:.4f}  teacher-forced acc {e['teacher_forced_token_accuracy']:.3f}"
@@ -354,13 +472,39 @@ def run(args) -> int:
     workers = default_workers(tcfg.batch_size) if args.workers is None else args.workers
     with one_blas_thread_per_worker() as one_thread:
         print(f"  ({parallelism_note(workers, tcfg.batch_size, one_thread)})")
-        try:
-            # the RNN's policy sits in its model; the encoder-decoder's is the training loop's (two passes)
-            hist = train(model, task, tcfg, optimizer=optimizer, callback=report,
-                         scheduled_sampling=policy if args.model == TRANSFORMER else None, workers=workers)
-        except TrainingDiverged as e:
-            print(f"minitf train: {e}", file=sys.stderr)
-            return 1
+        with ctrl_c_at_step_end("train") as ctrl_c:
+
+            def on_step_end(step):
+                if args.save_every and step % args.save_every == 0 and step < tcfg.steps:
+                    save(step, evals)
+                    saved["step"] = step
+                    print(f"  checkpoint of step {step} written to {args.save}", flush=True)
+                if ctrl_c.requested:
+                    raise Stopped(step)
+
+            stream = StepEnds(task, on_step_end)
+            try:
+                # the RNN's policy sits in its model; the encoder-decoder's is the training loop's (two passes)
+                hist = train(model, stream, tcfg, optimizer=optimizer, callback=report,
+                             scheduled_sampling=policy if args.model == TRANSFORMER else None, workers=workers)
+            except TrainingDiverged as e:
+                print(f"minitf train: {e}", file=sys.stderr)
+                return 1
+            except Stopped as e:
+                if args.save:
+                    save(e.step, evals, interrupted=True)
+                    print(f"minitf train: interrupted: the checkpoint of step {e.step} of {tcfg.steps} is written "
+                          f"to {os.path.abspath(args.save)}", file=sys.stderr)
+                else:
+                    print(f"minitf train: interrupted after step {e.step} of {tcfg.steps}: no checkpoint kept "
+                          f"(--save FILE keeps one)", file=sys.stderr)
+                return 130
+            except KeyboardInterrupt:
+                kept = (f"the checkpoint of step {saved['step']} (the last --save-every) is "
+                        f"{os.path.abspath(args.save)}" if saved["step"] else "no checkpoint kept")
+                print(f"minitf train: interrupted in the middle of step {stream.steps_done + 1}, its update "
+                      f"unfinished: {kept}", file=sys.stderr)
+                return 130
         eval_set = eval_pairs(task, tcfg)  # the set train() evaluated on and held out
         final = evaluate(model, task.batch(eval_set))
     print_final(final, len(eval_set), hist)
@@ -369,15 +513,6 @@ def run(args) -> int:
         write_metrics(args.metrics_out, metrics(final, hist, task=task.name, model=args.model, steps=tcfg.steps,
                                                 n_parameters=model.num_parameters()))
     if args.save:
-        config = {"architecture": args.model, "model": mcfg.to_dict(), "train": tcfg.to_dict()}
-        if policy is not None:
-            config["scheduled_sampling"] = {"schedule": policy.schedule.to_dict(), "choice": policy.choice,
-                                            "steps_taken": policy.step}
-        extra = {"tokenizer": tok.to_dict(), "task": task.name, "task_config": task.config,
-                 "final_eval": hist.evals[-1]}
-        if args.objective:  # which evaluation set pretraining kept out of its documents
-            extra["held_out"] = {"task": CORPUS_TASK, "seed": args.seed, "eval_size": HELD_OUT_EVAL_SIZE}
-        save_checkpoint(args.save, config=config, params=model.parameters(), optimizer_state=optimizer.state_dict(),
-                        extra=extra)
+        save(tcfg.steps, hist.evals)
         print(f"checkpoint written to {os.path.abspath(args.save)}")
     return 0

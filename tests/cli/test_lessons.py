@@ -1,9 +1,11 @@
-"""``minitf lessons``: the course index, headless runs, HTML and slides.
+"""``minitf lessons``: the course index, headless runs, copies, and plain HTML pages.
 
 Rendering executes a notebook (Lesson 3, the quickest) with nbclient and converts it with
 nbconvert; the screenshot test opens Lesson 3's page in headless Chromium (Debian's
 ``chromium`` package) and checks that the page drew text and the figures, not a blank or
-raw-markup page.  Each is skipped, saying why, where its tools are not installed."""
+raw-markup page.  Each is skipped, saying why, where its tools are not installed.  The website
+(``--site``) and the slides (``--slides``) are tested in the browser in ``tests/web/``; the
+wheel that carries the notebooks in ``tests/cli/test_wheel.py``."""
 from __future__ import annotations
 
 import shutil
@@ -49,6 +51,9 @@ def test_listing_names_notebooks_figures_and_homework(capsys):
     (["lessons", "11"], "N: expected one of 1, 2, 3"),
     (["lessons", "--run", "--dir", "/nonexistent"], "--dir: expected a folder of notebooks"),
     (["lessons", "--run", "--timeout", "0"], "--timeout: expected a positive number of seconds"),
+    (["lessons", "--run", "--no-execute"], "--no-execute: only used with --site"),
+    (["lessons", "--html", "x", "--pdf"], "--pdf: only used with --site"),
+    (["lessons", "--copy", __file__], "--copy: expected a folder, got the file"),
 ])
 def test_bad_arguments_exit_2_with_one_line(capsys, argv, message):
     assert main(argv) == 2
@@ -79,16 +84,6 @@ def test_html_pages_inline_their_figures_and_carry_mathjax(rendered):
     assert 'src="mathjax/MathJax.js' in text and (rendered / "mathjax" / "MathJax.js").is_file()
     assert "## 1." not in text and "<h2" in text  # headings rendered, not raw markdown
     assert 'href="03-the-causal-mask.html"' in (rendered / "index.html").read_text(encoding="utf-8")
-
-
-def test_slides_have_a_slide_per_section(tmp_path):
-    pytest.importorskip("nbconvert", reason="rendering needs pip install -e '.[lessons]'")
-    pytest.importorskip("jupyter_server_mathjax", reason="rendering needs pip install -e '.[lessons]'")
-    assert main(["lessons", "--slides", str(tmp_path), "3"]) == 0
-    text = (tmp_path / "03-the-causal-mask.slides.html").read_text(encoding="utf-8")
-    n_sections = sum(1 for c in __import__("json").loads((FOLDER / "03-the-causal-mask.ipynb").read_text())["cells"]
-                     if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## "))
-    assert text.count("<section") >= n_sections + 1  # the title, each section, and their sub-slides
 
 
 def test_a_headless_browser_draws_the_page(rendered, tmp_path):
@@ -123,6 +118,41 @@ def test_a_headless_browser_typesets_every_formula(rendered):
                           "--dump-dom", (rendered / "A-formulas.html").as_uri()],
                          check=True, capture_output=True, text=True, timeout=120).stdout
     assert dom.count('class="MathJax_Display"') == n_formulas
+
+
+def test_copy_writes_the_notebooks_and_never_overwrites(tmp_path, capsys):
+    dest = tmp_path / "my-lessons"
+    assert main(["lessons", "--copy", str(dest), "3", "C"]) == 0
+    assert sorted(p.name for p in dest.iterdir()) == ["03-the-causal-mask.ipynb", "C-acronyms.ipynb", "README.md"]
+    assert (dest / "03-the-causal-mask.ipynb").read_bytes() == (FOLDER / "03-the-causal-mask.ipynb").read_bytes()
+    assert "wrote 2 notebooks and README.md" in capsys.readouterr().out
+    assert main(["lessons", "--copy", str(dest), "3"]) == 2
+    err = capsys.readouterr().err
+    assert "03-the-causal-mask.ipynb exists (a copy is never overwritten)" in err and err.count("\n") == 1
+
+
+def test_an_installed_copy_of_the_notebooks_is_found(tmp_path, monkeypatch):
+    """A wheel installs the notebooks to <prefix>/share/minitf/lessons (setup.cfg's data_files);
+    lessons_dir() falls back on them when there is no lessons/ folder here or beside the package."""
+    import sys
+    import sysconfig
+
+    from minitf.course.kit import lessons as index
+
+    share = tmp_path / "prefix" / "share" / "minitf" / "lessons"
+    share.mkdir(parents=True)
+    (share / "03-the-causal-mask.ipynb").write_text("{}")
+    real = sysconfig.get_path
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *a, **k: str(tmp_path / "prefix") if name == "data"
+                        else real(name, *a, **k))
+    assert index.installed_lessons_dir() == share
+    monkeypatch.setattr(index, "__file__", str(tmp_path / "site-packages" / "minitf" / "course" / "kit" / "lessons.py"))
+    monkeypatch.chdir(tmp_path)
+    assert index.lessons_dir() == share  # no ./lessons, no repository beside the package
+    monkeypatch.setattr(sysconfig, "get_path", lambda name, *a, **k: str(tmp_path / "empty"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "empty"))
+    monkeypatch.setattr("site.USER_BASE", str(tmp_path / "empty"))
+    assert index.lessons_dir() is None
 
 
 def test_a_lesson_whose_notebook_is_not_in_the_folder_exits_2(tmp_path, capsys):

@@ -14,22 +14,27 @@ whose ``lNN_*`` and ``appendix_*`` sub-folders are lessons too, importable by th
 name -- how a lecturer tries a new lesson before copying it in.
 
 A lesson's notebook lives in the repository's ``lessons/`` folder, named
-``NN-<slug>.ipynb`` (``Lesson.notebook``).  Slides: each notebook carries reveal.js metadata
-(``cell.metadata.slideshow.slide_type``) so that ``jupyter nbconvert --to slides`` (or
-``minitf lessons --slides``) gives a slide per section and a sub-slide per demonstration;
-:func:`slide_types` is the rule, ``minitf lessons --tag-slides`` writes it into the notebooks.
+``NN-<slug>.ipynb`` (``Lesson.notebook``); the wheel installs that folder's notebooks and README
+to ``<prefix>/share/minitf/lessons`` (:func:`lessons_dir` finds either).  Slides: each notebook
+carries reveal.js metadata (``cell.metadata.slideshow.slide_type``) so that ``jupyter nbconvert
+--to slides`` (or ``minitf lessons --slides``) gives a slide per section and a sub-slide per
+demonstration, the set-up cell left out; :func:`slide_types` is the rule, ``minitf lessons
+--tag-slides`` writes it into the notebooks.
 """
 from __future__ import annotations
 
 import importlib
 import os
 import re
+import site
 import sys
+import sysconfig
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Lesson", "COURSE_PATH_ENV", "lesson_packages", "lesson_folders", "all_lessons", "get_lesson",
-           "lessons_dir", "slide_types"]
+           "lessons_dir", "installed_lessons_dir", "execute_notebook", "slide_types"]
 
 COURSE_PATH_ENV = "MINITF_COURSE_PATH"
 _FOLDER = re.compile(r"(l(\d\d)|appendix_([a-z]))_[a-z0-9_]+\Z")
@@ -103,26 +108,64 @@ def get_lesson(key) -> Lesson:
     raise ValueError(f"lesson: expected one of {', '.join(l.key for l in lessons)}, got {key!r}")
 
 
-def lessons_dir(start: Path | None = None) -> Path | None:
-    """The repository's ``lessons/`` folder: under ``start`` (the working directory by
-    default), else beside the package (an editable install).  None if neither exists."""
-    for base in (Path.cwd() if start is None else Path(start), Path(__file__).resolve().parents[3]):
-        candidate = base / "lessons" if base.name != "lessons" else base
+LESSONS_DATA = Path("share") / "minitf" / "lessons"
+"""Where an installed minitf keeps the notebooks: ``<prefix>/share/minitf/lessons`` (setup.cfg's
+``[options.data_files]`` puts ``lessons/*.ipynb`` and ``lessons/README.md`` there)."""
+
+
+def installed_lessons_dir() -> Path | None:
+    """The notebooks installed with the package (a wheel's data files), or None: under the
+    environment's prefix (a venv, a system install) or the user's base (``pip install --user``)."""
+    bases = [sysconfig.get_path("data"), sys.prefix, getattr(site, "USER_BASE", None)]
+    for base in filter(None, dict.fromkeys(bases)):
+        candidate = Path(base) / LESSONS_DATA
         if candidate.is_dir() and any(candidate.glob("*.ipynb")):
             return candidate
     return None
 
 
+def lessons_dir(start: Path | None = None) -> Path | None:
+    """The course's notebooks: ``lessons/`` under ``start`` (the working directory by default),
+    else the repository's beside the package (an editable install), else the copy installed
+    with the package (:func:`installed_lessons_dir`).  None if there is none."""
+    for base in (Path.cwd() if start is None else Path(start), Path(__file__).resolve().parents[3]):
+        candidate = base / "lessons" if base.name != "lessons" else base
+        if candidate.is_dir() and any(candidate.glob("*.ipynb")):
+            return candidate
+    return installed_lessons_dir()
+
+
+def execute_notebook(path: Path, timeout: float = 300.0):
+    """Run a notebook top to bottom in a fresh kernel, from its own folder -> (notebook, seconds).
+    Raises nbclient's CellExecutionError, naming the cell, if a cell fails.  Needs nbclient and
+    ipykernel (``pip install 'minitf[lessons]'``)."""
+    import nbclient
+    import nbformat
+
+    path = Path(path)
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                                     resources={"metadata": {"path": str(path.parent)}})
+    t0 = time.perf_counter()
+    client.execute()
+    return notebook, time.perf_counter() - t0
+
+
 def slide_types(cells) -> list[str]:
     """The reveal.js slide type of each cell: a slide for the title and for each ``##``
     section, a sub-slide for each demonstration (a code cell, together with the prose cell
-    just before it), and the rest continuing the current one (``"-"``)."""
+    just before it), and the rest continuing the current one (``"-"``).  The set-up cell --
+    the code between the title and the notebook's first prose after it (imports, the BLAS
+    thread setting) -- is left out of the slides (``"skip"``): the title slide holds the title
+    and its prose only."""
     types = []
     for i, cell in enumerate(cells):
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
         first = source.lstrip().splitlines()[0] if source.strip() else ""
         if i == 0 or (cell["cell_type"] == "markdown" and first.startswith(("# ", "## "))):
             types.append("slide")
+        elif cell["cell_type"] == "code" and all(c["cell_type"] != "markdown" for c in cells[1:i]):
+            types.append("skip")  # the set-up: code right after the title, before any prose
         elif cell["cell_type"] == "markdown":
             nxt = cells[i + 1]["cell_type"] if i + 1 < len(cells) else None
             types.append("subslide" if nxt == "code" else "-")

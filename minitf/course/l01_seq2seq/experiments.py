@@ -39,7 +39,9 @@ set-up                                  :mod:`minitf.course.l01_seq2seq.sweep` (
                                         T_tgt, encoder and decoder depth, batch size);
                                         :func:`exhaustive_search`, :func:`search_case`
                                         (greedy against the most probable output)
-5  teacher forcing and the gap          :func:`exposure_gap`, :func:`masked_loss_check`,
+5  teacher forcing and the gap          :func:`exposure_gap`, :func:`independence_check`
+                                        (are the teacher-forced errors of one output
+                                        independent?), :func:`masked_loss_check`,
                                         :func:`sampled_gradient_check`; the scheduled
                                         sampling sweep (:data:`SCHEDULES`)
 6  removing the middle                  the attention sweep; :func:`alignment` (weights of
@@ -80,14 +82,16 @@ from ..kit.stored import Stopwatch, one_blas_thread, provenance, write_results
 
 __all__ = [
     "MIN_LEN", "MAX_LEN", "N_SYMBOLS", "EVAL_PER_LENGTH", "EMBEDDING", "REFERENCE_WIDTH", "STEPS", "LONG_STEPS",
-    "WIDTHS", "SEEDS", "ATTENTIONS", "ATTENTION_FEEDS", "SCHEDULES", "FINAL_EPS", "RESULTS_PATH",
+    "WIDTHS", "SEEDS", "ATTENTIONS", "ATTENTION_FEEDS", "SCHEDULES", "FINAL_EPS", "RESULTS_PATH", "CURVE_WINDOW",
+    "BATCH_SIZE", "LR", "WARMUP", "EVAL_SEED",
     "lesson1_task", "eval_pairs", "Variant", "REFERENCE", "REVERSED", "ATTENTION", "SCHEDULED", "SWEEP",
     "schedule_for", "Run", "run_variant", "LengthMetrics", "evaluate_by_length", "run_numbers", "measure",
     "load_results", "stored_runs", "seed_mean", "Match", "compare_with_stored",
     "length_coupling", "cell_parameter_counts", "memory_sizes",
     "GRADIENT_PAIRS", "GradientProfile", "gradient_profile",
     "one_blas_thread", "Latency", "decode_latency", "SearchResult", "exhaustive_search", "SearchCase", "search_case",
-    "ExposureGap", "exposure_gap", "masked_loss_check", "sampled_gradient_check",
+    "ExposureGap", "exposure_gap", "FRESH_PAIRS", "fresh_pairs", "Independence", "independence_check",
+    "masked_loss_check", "sampled_gradient_check",
     "Alignment", "alignment",
 ]
 
@@ -111,7 +115,8 @@ def _settings() -> dict:
 def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP, log=sys.stderr) -> dict:
     """Train every variant with every seed, and measure what the lesson stores: each run's
     :func:`run_numbers`, the :func:`gradient_profile` of the reference model forwards and
-    reversed (at initialisation and after training, seed 0) and the :func:`alignment` of the
+    reversed (at initialisation and after training, seed 0), the :func:`independence_check` of
+    the reference model (every seed, held-out and fresh pairs) and the :func:`alignment` of the
     attention model (seed 0).  Writes ``path`` (None: nothing written) and returns the dict.
     Takes about 4 minutes of processor time (the file records it, and the wall time)."""
     clock = Stopwatch()
@@ -130,6 +135,9 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP,
             "trained": gradient_profile(run_variant(variant, 0).model)._asdict()}
     gradients = {k: {when: {f: _significant(p[f]) for f in ("total", "own")} for when, p in g.items()}
                  for k, g in gradients.items()}
+    independence = {str(seed): {name: independence_check(run_variant(REFERENCE, seed), pairs).stored()
+                                for name, pairs in (("held_out", eval_pairs()), ("fresh", fresh_pairs()))}
+                    for seed in seeds}
     al = alignment(run_variant(ATTENTION, 0))
     results = {
         "about": ("Lesson 1's stored sweep: copy task, LSTM encoder-decoders trained from scratch, every variant "
@@ -140,6 +148,9 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=SWEEP,
         "lengths": list(range(MIN_LEN, MAX_LEN + 1)),
         "runs": runs,
         "gradients": gradients,
+        "independence": {"variant": REFERENCE.name, "fresh_pairs": {"per_length": FRESH_PAIRS[0],
+                                                                    "seed": f"{FRESH_PAIRS[1]} + n"},
+                         "measured_on": provenance(COMMAND)["measured_on"], "seeds": independence},
         "alignment": {"variant": ATTENTION.name, "seed": 0, "source": al.source,
                       "weights": [_round(r, 6) for r in al.weights],
                       "argmax_match": round(al.argmax_match, 6),
@@ -241,31 +252,45 @@ def gradient_profile(model: RNNSeq2Seq) -> GradientProfile:
 
 # ---- section 4: generating in a loop ----------------------------------------------------------------
 class Latency(NamedTuple):
-    """Median processor seconds of one greedy decode (encoder once, then T_tgt decoder steps)."""
+    """Processor seconds of one greedy decode (encoder once, then T_tgt decoder steps), the
+    fastest of the repeats."""
 
     configs: tuple  # (n_encoder_layers, n_decoder_layers) of each row
     target_lengths: tuple  # T_tgt of each column
-    seconds: np.ndarray  # (configs, target lengths) median over the repeats
+    seconds: np.ndarray  # (configs, target lengths) fastest of the repeats
     repeats: int
     batch_sizes: tuple  # B of the batching comparison (reference depths, T_tgt = batch_target)
     batch_target: int
-    batch_seconds: np.ndarray  # (batch sizes,) median seconds of one decode of the whole batch
+    batch_seconds: np.ndarray  # (batch sizes,) fastest decode of the whole batch
+
+    def per_token(self) -> np.ndarray:
+        """(configs,) seconds per emitted token: the slope of a straight line through each row."""
+        return np.array([np.polyfit(self.target_lengths, row, 1)[0] for row in self.seconds])
+
+    def fixed(self) -> np.ndarray:
+        """(configs,) seconds paid once per source: the intercept of that line at T_tgt = 0."""
+        return np.array([np.polyfit(self.target_lengths, row, 1)[1] for row in self.seconds])
 
 
 @one_blas_thread
-def decode_latency(configs=((1, 1), (4, 1), (1, 4)), target_lengths=(8, 16, 32, 64), repeats: int = 7,
+def decode_latency(configs=((1, 1), (4, 1), (1, 4)), target_lengths=(8, 16, 32, 64), repeats: int = 11,
                    batch_sizes=(1, 32), batch_target: int = 32, seed: int = 0) -> Latency:
     """Time :func:`~minitf.decoding.greedy_search` of one 12-token source with ``<eos>`` off
     (exactly T_tgt tokens), for encoders and decoders of several depths (untrained LSTMs,
     d = 64: the time does not depend on the weights).  Then one decode of a batch of B
     sources, for each B of ``batch_sizes``.
 
-    The clock is the process's processor time (``time.process_time``), which is the latency
-    of a decode that has a core to itself (one BLAS thread, one Python thread): on a busy
-    machine the wall clock also counts the waits for a core, which say nothing about the
-    decode (on the course's 2-core machine under load, most 10 ms decodes were preempted).
-    Each time is the median of ``repeats`` after a warm-up; the configurations take turns
-    within each repeat, so a change in the machine's speed hits all of them alike."""
+    The clock is the process's processor time (``time.process_time``; one BLAS thread, one
+    Python thread): on a busy machine the wall clock also counts the waits for a core.
+    Processor time is not immune either: a process that shares a core's caches and memory
+    bandwidth with others runs slower per instruction (on the course's 2-core machine under
+    load it rose severalfold).  So each time is the *fastest* of ``repeats`` after a warm-up,
+    the least disturbed one, and the configurations take turns within each repeat, so that a
+    change in the machine's speed hits all of them alike.  The absolute times still depend on
+    the machine and its load; the ratios between rows (:meth:`Latency.per_token`) are what
+    carries over: on the 2-core machine under loads of 4 to 10, three runs gave per-token
+    ratios of 1.9 to 2.1 for the 1 + 4 decoder against 1 + 1, and 0.94 to 0.95 for 4 + 1 (with
+    the median of 7 instead of the fastest, they had ranged from 1.5 to 3.2 and 0.8 to 1.8)."""
     task = lesson1_task()
     max_len = max(MAX_LEN, *target_lengths, batch_target)
     models = [RNNSeq2Seq(REFERENCE.model_config(task, seed).replace(n_encoder_layers=e, n_decoder_layers=l,
@@ -288,8 +313,8 @@ def decode_latency(configs=((1, 1), (4, 1), (1, 4)), target_lengths=(8, 16, 32, 
                 times[i, j, r] = once(model, 1, T)
         for k, B in enumerate(batch_sizes):
             batch_times[k, r] = once(models[0], B, batch_target)
-    return Latency(tuple(configs), tuple(target_lengths), np.median(times, -1), repeats, tuple(batch_sizes),
-                   batch_target, np.median(batch_times, -1))
+    return Latency(tuple(configs), tuple(target_lengths), times.min(-1), repeats, tuple(batch_sizes),
+                   batch_target, batch_times.min(-1))
 
 
 class SearchResult(NamedTuple):
@@ -419,18 +444,105 @@ class ExposureGap(NamedTuple):
     lengths: np.ndarray  # (10,) n; the target has n + 1 positions (<eos>)
     teacher_forced_token: np.ndarray  # (10,)
     free_running_token: np.ndarray  # (10,)
-    eps: np.ndarray  # (10,) per-token error fed the gold prefix: 1 - teacher_forced_token
-    independent_exact: np.ndarray  # (10,) (1 - eps)^(n+1): all n + 1 right if errors were independent
+    eps: np.ndarray  # (10,) per-token error rate fed the gold prefix, over all n + 1 positions: 1 - teacher_forced_token
+    independent_exact: np.ndarray  # (10,) (1 - eps)^(n+1): all n + 1 right if every position erred at the rate eps
+    #                                independently
+    independent_by_position: np.ndarray  # (10,) prod_t (1 - eps_t), eps_t the error rate at position t: all right
+    #                                      if the positions erred independently, each at its own rate
     free_running_exact: np.ndarray  # (10,) measured
     teacher_forced_sequence: np.ndarray  # (10,) every argmax right when fed the gold prefix
 
 
 def exposure_gap(run: Run) -> ExposureGap:
-    """The gap on the held-out pairs, from :func:`evaluate_by_length`."""
+    """The gap on the held-out pairs, from :func:`evaluate_by_length` and, for the error rate of
+    each target position, :func:`independence_check`."""
     m = run.metrics
     eps = 1.0 - m.teacher_forced_token
+    by_position = independence_check(run).by_position
     return ExposureGap(m.lengths, m.teacher_forced_token, m.free_running_token, eps, (1.0 - eps) ** (m.lengths + 1),
-                       m.free_running_exact, m.teacher_forced_sequence)
+                       by_position, m.free_running_exact, m.teacher_forced_sequence)
+
+
+FRESH_PAIRS = (400, 900)
+"""Pairs per source length of :func:`fresh_pairs`, and the seed of length n's (900 + n): ten
+times the held-out pairs, for a test that 40 pairs per length cannot resolve."""
+
+
+def fresh_pairs(per_length: int = FRESH_PAIRS[0], seed: int = FRESH_PAIRS[1]) -> list:
+    """``per_length`` pairs of every length 3..12, length n drawn with ``seed + n``: apart from
+    :func:`eval_pairs` (other seeds), though not held out of training (a training batch may
+    have drawn some of them: with 12 symbols, short strings recur)."""
+    pairs = []
+    for n in range(MIN_LEN, MAX_LEN + 1):
+        pairs += lesson1_task(n, n).dataset(per_length, seed=seed + n)
+    return pairs
+
+
+class Independence(NamedTuple):
+    """Whether an output's teacher-forced errors are independent of each other (:func:`independence_check`).
+
+    A greedy output is right in full exactly when every teacher-forced argmax is right, so
+    if the n + 1 positions erred independently, at position t with rate eps_t, it would be
+    right in full with probability prod_t (1 - eps_t).  Errors that cluster in the same
+    outputs leave more outputs right in full than that; errors that avoid each other, fewer.
+    (Since the eps_t vary with t, prod_t (1 - eps_t) <= (1 - mean eps)^(n+1): the mean rate
+    overstates what independence predicts.)"""
+
+    lengths: np.ndarray  # (L,) source lengths n
+    pairs: np.ndarray  # (L,) pairs of each length
+    eps_by_position: list  # L arrays (n + 1,): teacher-forced error rate at each target position, <eos> last
+    mean_rate: np.ndarray  # (L,) (1 - mean eps)^(n+1)
+    by_position: np.ndarray  # (L,) prod_t (1 - eps_t)
+    measured: np.ndarray  # (L,) share of the outputs with every teacher-forced argmax right
+
+    @property
+    def predicted_count(self) -> float:
+        """Outputs right in full, over every length, if the positions erred independently."""
+        return float((self.pairs * self.by_position).sum())
+
+    @property
+    def mean_rate_count(self) -> float:
+        return float((self.pairs * self.mean_rate).sum())
+
+    @property
+    def measured_count(self) -> int:
+        return int(round(float((self.pairs * self.measured).sum())))
+
+    @property
+    def z(self) -> float:
+        """(measured - predicted) in binomial standard errors, sqrt(sum_n N p (1 - p)) (ignoring
+        that the eps_t are estimated from the same outputs)."""
+        p = self.by_position
+        return (self.measured_count - self.predicted_count) / float(np.sqrt((self.pairs * p * (1 - p)).sum()))
+
+    def stored(self) -> dict:
+        """What the stored sweep keeps of it (:func:`measure`)."""
+        return {"pairs": int(self.pairs.sum()), "predicted": round(self.predicted_count, 2),
+                "mean_rate": round(self.mean_rate_count, 2), "measured": self.measured_count, "z": round(self.z, 3)}
+
+
+def independence_check(run: Run, pairs: list | None = None) -> Independence:
+    """The teacher-forced argmax of ``run``'s model at every target position of ``pairs``
+    (default :func:`eval_pairs`), one forward: by source length, the error rate at each
+    position, what independent errors at those rates predict, and what happened."""
+    pairs = eval_pairs() if pairs is None else pairs
+    batch = lesson1_task().batch(pairs)
+    with run.model.evaluating():
+        logits, _ = run.model.forward(batch.input_ids, batch.decoder_input_ids)  # (B, T, V) teacher-forced
+    right = logits.argmax(-1) == batch.labels  # (B, T); the labels of a length-n source: n letters, <eos>
+    n_of = np.array([len(s) for s, _ in pairs])
+    lengths = np.unique(n_of)
+    eps_t, count, mean_rate, by_position, measured = [], [], [], [], []
+    for n in lengths:
+        r = right[n_of == n][:, :n + 1]  # (N, n + 1), the real positions only
+        e = 1.0 - r.mean(0)  # (n + 1,)
+        eps_t.append(e)
+        count.append(len(r))
+        mean_rate.append((1.0 - e.mean()) ** (n + 1))
+        by_position.append(float(np.prod(1.0 - e)))
+        measured.append(float(r.all(1).mean()))
+    return Independence(lengths, np.array(count), eps_t, np.array(mean_rate), np.array(by_position),
+                        np.array(measured))
 
 
 def masked_loss_check(run: Run) -> dict:
@@ -458,9 +570,10 @@ def masked_loss_check(run: Run) -> dict:
             "token_weighted": float((alone[0] * n[0] + alone[1] * n[1]) / n.sum()), "lengths": n.tolist()}
 
 
-def sampled_gradient_check(run: Run, eps: float = 0.5, seed: int = 0) -> dict:
+def sampled_gradient_check(run: Run, p: float = 0.5, seed: int = 0) -> dict:
     """Scheduled sampling's gradient is the teacher-forced gradient of the tokens it happened to
-    feed: a training forward with gold probability ``eps``, then a plain teacher-forced forward
+    feed: a training forward with gold probability ``p`` (scheduled sampling's p, which
+    Bengio et al. call epsilon; the lesson keeps epsilon for error rates), then a plain teacher-forced forward
     fed the very tokens the first one chose; both backward.  ``{"own_tokens_fed": share of
     steps t > 0 fed the model's own token, "loss_difference", "max_gradient_difference"}``
     (both 0: no gradient flows through the choice of a token).  The run's gradients are zeroed."""
@@ -468,7 +581,7 @@ def sampled_gradient_check(run: Run, eps: float = 0.5, seed: int = 0) -> dict:
     pairs = eval_pairs()[-8:]
     batch = lesson1_task().batch(pairs)
     grads = []
-    logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids, teacher_forcing=eps, rng=seed)
+    logits, cache = model.forward(batch.input_ids, batch.decoder_input_ids, teacher_forcing=p, rng=seed)
     fed = cache.decoder.fed
     for lg, ch in ((logits, cache), model.forward(batch.input_ids, fed)):
         loss, dl = cross_entropy(lg, batch.labels)

@@ -79,12 +79,13 @@ def _arrow(ax, start, end, style=None, width=1.3, rad=0.0):
 @register("l01_encoder_decoder", lesson=1,
           title="The RNN encoder-decoder: two networks, one vector of d values between them")
 def encoder_decoder(seed: int = 0):
-    """The encoder (indigo) reads the source one symbol per step; its final state, d values
-    (and the LSTM's cell state, d more), is all the decoder (orange) gets of the source: as its
-    initial state ("init", Sutskever et al. 2014) or joined to its input at every step
-    ("concat", Cho et al. 2014).  The decoder writes one symbol per step, each fed back as the
-    next input, until it writes ``<eos>``: ``12+45 -> 57``, five symbols in, two out.  ``seed``
-    is accepted for the registry's signature; nothing here is random."""
+    """The encoder (indigo) reads the source one symbol per step; its final state h_S, d
+    values (and the LSTM's cell state c_S, d more), is all the decoder (orange) gets of the
+    source: (h_S, c_S) as its initial state ("init", Sutskever et al. 2014), or h_S alone
+    joined to its input at every step ("concat"; Cho et al. 2014 do both, and also feed the
+    vector to the output layer).  The decoder writes one symbol per step, each fed back as
+    the next input, until it writes ``<eos>``: ``12+45 -> 57``, five symbols in, two out.
+    ``seed`` is accepted for the registry's signature; nothing here is random."""
     from matplotlib.lines import Line2D
 
     from ..kit.figures.draw import new_figure, token_cell
@@ -112,11 +113,15 @@ def encoder_decoder(seed: int = 0):
             _arrow(ax, (x - step + 0.45, y_cell), (x - 0.45, y_cell))
     ax.text(2 * step, y_cell + 0.62, "encoder: reads the source", ha="center", fontsize=PT)
     ax.text(2 * step, y_in - 0.62, "source  (S = 5)", ha="center", fontsize=PT)
-    # the vector
-    vx = 4 * step + 1.55
-    _cell(ax, vx, y_cell, "h_S, c_S:\nd values\neach", enc, w=1.45, h=1.25, fontsize=PT)
-    ax.text(vx, y_cell - 0.95, "the same size\nfor any S", ha="center", va="top", fontsize=PT, style="italic")
-    _arrow(ax, (4 * step + 0.43, y_cell), (vx - 0.74, y_cell))
+    # the vector: the final cell state c_S above, the final hidden state h_S below (concat reads h_S only)
+    vx, vw, vh, dy = 4 * step + 1.55, 1.45, 0.56, 0.33
+    y_c, y_h = y_cell + dy, y_cell - dy
+    _cell(ax, vx, y_c, "c_S: d values", enc, w=vw, h=vh, fontsize=PT)
+    _cell(ax, vx, y_h, "h_S: d values", enc, w=vw, h=vh, fontsize=PT)
+    ax.text(vx, y_c + vh / 2 + 0.12, "the same size for any S", ha="center", va="bottom", fontsize=PT,
+            style="italic")
+    for y in (y_c, y_h):  # the last encoder step hands over both
+        _arrow(ax, (4 * step + 0.43, y_cell), (vx - vw / 2 - 0.02, y))
     # decoder
     x0, step = vx + 1.95, 1.3
     for t in range(len(out)):
@@ -130,18 +135,20 @@ def encoder_decoder(seed: int = 0):
             _arrow(ax, (x - step + 0.45, y_cell), (x - 0.45, y_cell))
         if t + 1 < len(out):  # the symbol written is the next step's input, between the cells
             _arrow(ax, (x + 0.47, y_out - 0.2), (x + step - 0.47, y_in + 0.2), style=pred.arrow(), width=1.4)
-        # concat: the vector joins every step's input
-        _arrow(ax, (vx + 0.3, y_cell - 0.63), (x - 0.25, y_cell - 0.3), style=enc.arrow(linestyle=":"), width=1.2,
+        # concat: h_S (not c_S) joins every step's input
+        _arrow(ax, (vx + 0.3, y_h - vh / 2), (x - 0.25, y_cell - 0.3), style=enc.arrow(linestyle=":"), width=1.2,
                rad=0.25)
-    _arrow(ax, (vx + 0.73, y_cell + 0.1), (x0 - 0.46, y_cell + 0.1), style=enc.arrow(), width=2.0)
-    ax.text((vx + 0.73 + x0 - 0.46) / 2, y_cell + 0.32, "init", ha="center", fontsize=PT, fontweight="bold")
+    for y, y_end in ((y_c, y_cell + 0.12), (y_h, y_cell - 0.12)):  # init: both start the first decoder step
+        _arrow(ax, (vx + vw / 2 + 0.02, y), (x0 - 0.46, y_end), style=enc.arrow(), width=2.0)
+    ax.text((vx + vw / 2 + x0 - 0.46) / 2, y_c + 0.12, "init", ha="center", va="bottom", fontsize=PT,
+            fontweight="bold")
     ax.text(x0 + step, y_out + 0.55, "decoder: writes until <eos>", ha="center", fontsize=PT)
     ax.text(x0 + step, y_in - 0.62, "fed back: the symbol just written", ha="center", fontsize=PT)
     handles = [Line2D([], [], linewidth=2.0, **enc.line(marker=None)),
                Line2D([], [], linewidth=1.2, **enc.line(marker=None, linestyle=":")),
                Line2D([], [], linewidth=1.4, **pred.line(marker=None))]
-    labels = ["init: the decoder starts from the encoder's final state",
-              "concat: the final h joins the decoder's input at every step",
+    labels = ["init: the decoder starts from the encoder's final (h_S, c_S)",
+              "concat: h_S alone joins the decoder's input at every step",
               "the symbol written becomes the next input (in training: the gold symbol)"]
     ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 0.0), fontsize=PT, ncol=1,
               handlelength=2.6)
@@ -149,8 +156,14 @@ def encoder_decoder(seed: int = 0):
 
 
 # ---- section 2: widths -----------------------------------------------------------------------------
+FREE_MARKERS = ("x", "P", "*", "h", "+", "X")
+"""Markers that tell lines of one meaning apart (widths, variants): none of them is one the
+figure key gives a meaning (its s, o, D, ^ and v), and the line styles here are the meaning's
+own, or ':' (the key gives '--' to gradients and '-.' to free-running)."""
+
+
 def _width_style(i: int, n: int) -> dict:
-    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "marker": "osD^v"[i % 5], "markersize": 6}
+    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "marker": FREE_MARKERS[i], "markersize": 7}
 
 
 @register("l01_widths", lesson=1, title="The fixed vector's width: accuracy against source length, init vs concat")
@@ -158,8 +171,10 @@ def widths(seed: int = 0):
     """Free-running token accuracy (greedy, on 40 held-out pairs per length) against the
     source length, for each width d of the stored sweep, with the vector as the decoder's
     initial state ("init", left) and joined to its input at every step ("concat", right).
-    Lines are means over the seeds; the thin band is their range.  ``seed`` is accepted for
-    the registry's signature; the figure draws the stored sweep."""
+    Lines are means over the seeds, one marker and shade per width (darker: wider); the thin
+    band is their range.  A wider vector is higher at every length, in both panels; it is not
+    flatter (from 3 to 12 letters every wider one falls by more than d = 16).  ``seed`` is
+    accepted for the registry's signature; the figure draws the stored sweep."""
     from ..kit.figures.draw import new_figure, slide_axes
 
     results = load_results()
@@ -172,7 +187,7 @@ def widths(seed: int = 0):
             mean, low, high = seed_mean(results, Variant(hidden_size=d, conditioning=conditioning))
             st = _width_style(i, len(WIDTHS))
             ax.fill_between(L, low, high, linewidth=0, **enc.fill(0.08 + 0.1 * i / len(WIDTHS)))
-            ax.plot(L, mean, label=f"d = {d}", **enc.line(linestyle="-" if conditioning == "init" else "--", **st))
+            ax.plot(L, mean, label=f"d = {d}", **enc.line(**st))
         ax.set_ylim(0, 1.02)
         ax.set_xticks(L[::3])
         ax.grid(True, axis="y")
@@ -183,7 +198,7 @@ def widths(seed: int = 0):
                      else "concat: h joins every input", fontsize=PT + 1)
         ax.legend(loc="upper right", fontsize=PT, handlelength=2.4, borderaxespad=0.1)
         slide_axes(ax, PT)
-    fig.text(0.08, 0.98, "The fixed vector: accuracy falls with source length, less for a wider one",
+    fig.text(0.08, 0.98, "The fixed vector: accuracy falls with length at every width; wider is higher throughout",
              fontsize=PT + 2, fontweight="bold", va="top", color=ink)
     fig.text(0.08, 0.9, f"copy, LSTM, {results['settings']['train']['steps']} updates; {_seeds_note(results)}, "
              "band: their range", fontsize=PT, va="top", color=ink)
@@ -207,8 +222,10 @@ def reversal(seed: int = 0):
     fwd_name, rev_name = Variant().name, Variant(reverse_source=True).name
     grads = results["gradients"]
     grad, loss, ink = KEY["gradient"], KEY["loss"], NEUTRAL["ink"]
-    styles = {fwd_name: dict(linestyle="-", marker="o", alpha=1.0), rev_name: dict(linestyle="--", marker="s",
-                                                                                   alpha=0.6)}
+    # the two reading orders: each meaning's own line style read forwards, dotted read reversed
+    # (the key's '--' is the gradient's own); markers the key leaves free (FREE_MARKERS)
+    styles = {fwd_name: dict(marker="x", alpha=1.0), rev_name: dict(linestyle=":", marker="+", alpha=0.7)}
+    loss_styles = {fwd_name: dict(alpha=1.0), rev_name: dict(linestyle=":", alpha=0.7)}
     labels = {fwd_name: "read forwards", rev_name: "read reversed"}
     fig = new_figure(11.2, 5.0)
     S = len(grads[fwd_name]["init"]["total"])
@@ -216,7 +233,7 @@ def reversal(seed: int = 0):
     for k, (field, title) in enumerate((("total", "from the whole loss"), ("own", "from target j's loss"))):
         ax = fig.add_axes((0.09 + 0.33 * k, 0.13, 0.24, 0.6))
         for name in (fwd_name, rev_name):
-            ax.plot(j, grads[name]["init"][field], label=labels[name], markersize=5, **grad.line(**styles[name]))
+            ax.plot(j, grads[name]["init"][field], label=labels[name], markersize=7, **grad.line(**styles[name]))
         ax.set_yscale("log")
         _plain_log_ticks(ax)
         ax.set_xticks([1, 4, 8, 12])
@@ -232,9 +249,8 @@ def reversal(seed: int = 0):
         curves = np.array([r["loss_curve"] for r in stored_runs(results, name).values()])  # (seeds, windows)
         x = window * (np.arange(curves.shape[1]) + 0.5)
         for c in curves:
-            ax.plot(x, c, linewidth=0.9, **loss.line(linestyle=styles[name]["linestyle"], alpha=0.35))
-        ax.plot(x, curves.mean(0), linewidth=2.2, label=labels[name],
-                **loss.line(linestyle=styles[name]["linestyle"], alpha=styles[name]["alpha"]))
+            ax.plot(x, c, linewidth=0.9, **loss.line(**{**loss_styles[name], "alpha": 0.35}))
+        ax.plot(x, curves.mean(0), linewidth=2.2, label=labels[name], **loss.line(**loss_styles[name]))
     ax.set_xlabel("update")
     ax.set_ylabel("training loss")
     ax.set_ylim(0, None)
@@ -264,15 +280,18 @@ def bottleneck(seed: int = 0):
     L = np.array(results["lengths"])
     enc, ca, ink = KEY["encoder"], KEY["cross_attention"], NEUTRAL["ink"]
     d = REFERENCE_WIDTH
+    # each colour's reference line with the key's own marker (the encoder's s, cross-attention's D),
+    # the other variants with markers the key leaves free, solid or dotted (the key's '--' and '-.'
+    # mean gradient and free-running)
     lines = [
         (Variant(), "fixed vector, init", enc, dict(linestyle="-", marker="s", alpha=1.0)),
-        (Variant(conditioning="concat"), "fixed vector, concat", enc, dict(linestyle="--", marker="o", alpha=0.75)),
+        (Variant(conditioning="concat"), "fixed vector, concat", enc, dict(linestyle=":", marker="x", alpha=0.8)),
         (Variant(reverse_source=True), "fixed vector, init, reversed", enc,
-         dict(linestyle="-.", marker="^", alpha=0.75)),
+         dict(linestyle="-", marker="P", alpha=0.65)),
         (Variant(steps=LONG_STEPS), f"fixed vector, init, {LONG_STEPS} updates", enc,
-         dict(linestyle=":", marker="v", alpha=0.5)),
+         dict(linestyle=":", marker="h", alpha=0.5)),
         *((Variant(attention=a), f"attention, {a}", ca, dict(linestyle=ls, marker=m, alpha=al))
-          for a, ls, m, al in zip(ATTENTIONS, ("-", "--", ":"), ("D", "o", "s"), (1.0, 0.75, 0.6))),
+          for a, ls, m, al in zip(ATTENTIONS, ("-", ":", "-"), ("D", "*", "X"), (1.0, 0.8, 0.6))),
     ]
     fig = new_figure(10.8, 6.3)
     for k, (field, ylabel) in enumerate((("free_running_token", "free-running token accuracy"),
@@ -281,7 +300,7 @@ def bottleneck(seed: int = 0):
         for variant, label, meaning, st in lines:
             mean, low, high = seed_mean(results, variant, field)
             ax.fill_between(L, low, high, linewidth=0, **meaning.fill(0.1))
-            ax.plot(L, mean, label=label, markersize=5.5, **meaning.line(**st))
+            ax.plot(L, mean, label=label, markersize=7, **meaning.line(**st))
         ax.set_ylim(0, 1.03)
         ax.set_xticks(L[::3])
         ax.grid(True, axis="y")

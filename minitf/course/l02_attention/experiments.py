@@ -41,9 +41,9 @@ from ..kit.runs import lesson_model_config, lesson_train_config, once_per_proces
 
 __all__ = [
     "ScoreContrast", "score_contrast", "Lookup", "content_lookup",
-    "DIMS", "score_variance", "Saturation", "saturation",
+    "DIMS", "SCALES", "score_variance", "Saturation", "saturation",
     "softmax_jacobian", "SoftmaxCheck", "softmax_backward_check", "naive_softmax", "overflow_demo",
-    "LineCheck", "attention_backward_check", "forgotten_scale_error",
+    "LineCheck", "LINES", "attention_backward_check", "forgotten_scale_error",
     "heads_by_loop", "SEQ_LEN", "EVAL_SIZE", "lesson2_task", "lesson2_model_config", "lesson2_train_config",
     "Lesson2Run", "lesson2_run", "HeadPattern", "ATTENTIONS", "head_patterns",
 ]
@@ -119,15 +119,20 @@ DIMS = (4, 16, 64, 256, 1024)
 """Head widths Dh the lesson measures."""
 
 
-def score_variance(dims=DIMS, n: int = 4000, seed: int = 0) -> dict[int, tuple[float, float]]:
-    """Dh -> (var(q . k), var(q . k / sqrt(Dh))) over ``n`` pairs of q, k with independent
-    N(0, 1) entries.  Theory: Dh and 1."""
+SCALES = ("none", "sqrt(Dh)", "Dh")
+"""What the score q . k is divided by, in the order :func:`score_variance` and
+:func:`saturation` return them: nothing, sqrt(Dh) (the transformer's) and Dh (too much)."""
+
+
+def score_variance(dims=DIMS, n: int = 4000, seed: int = 0) -> dict[int, tuple[float, float, float]]:
+    """Dh -> (var(q . k), var(q . k / sqrt(Dh)), var(q . k / Dh)) over ``n`` pairs of q, k with
+    independent N(0, 1) entries (:data:`SCALES`).  Theory: Dh, 1 and 1 / Dh."""
     rng = np.random.default_rng(seed)
     out = {}
     for Dh in dims:
         q, k = rng.standard_normal((n, Dh)), rng.standard_normal((n, Dh))
         s = np.einsum("nd,nd->n", q, k)  # (n,) one dot product per pair
-        out[int(Dh)] = (float(s.var()), float((s / math.sqrt(Dh)).var()))
+        out[int(Dh)] = (float(s.var()), float((s / math.sqrt(Dh)).var()), float((s / Dh).var()))
     return out
 
 
@@ -136,7 +141,8 @@ class Saturation(NamedTuple):
 
     max_weight: float  # mean of the largest weight (1/S uniform, 1 one-hot)
     entropy: float  # mean entropy in nats (log S uniform, 0 one-hot)
-    jacobian_norm: float  # mean Frobenius norm of diag(p) - p p^T: how much gradient gets through
+    jacobian_norm: float  # mean Frobenius norm ||diag(p) - p p^T||_F of the softmax's Jacobian (section 3): it
+    #                       bounds ||J g|| / ||g||, how much of an upstream gradient g reaches the scores (0 one-hot)
     one_hot_share: float  # share of rows whose largest weight exceeds 0.99
 
 
@@ -148,15 +154,16 @@ def _saturation_of(scores: np.ndarray) -> Saturation:
     return Saturation(float(pmax.mean()), float(entropy.mean()), float(jac.mean()), float((pmax > 0.99).mean()))
 
 
-def saturation(dims=DIMS, S: int = 16, n: int = 1000, seed: int = 0) -> dict[int, tuple[Saturation, Saturation]]:
-    """Dh -> (unscaled, scaled): the softmax over S keys of ``n`` random queries, the scores
-    q . k without and with 1/sqrt(Dh), q and k with N(0, 1) entries."""
+def saturation(dims=DIMS, S: int = 16, n: int = 1000, seed: int = 0) -> dict[int, tuple[Saturation, ...]]:
+    """Dh -> (unscaled, scaled, over Dh): the softmax over S keys of ``n`` random queries, the
+    scores q . k divided by nothing, by sqrt(Dh) and by Dh (:data:`SCALES`), q and k with
+    N(0, 1) entries."""
     rng = np.random.default_rng(seed)
     out = {}
     for Dh in dims:
         Q, K = rng.standard_normal((n, Dh)), rng.standard_normal((S, Dh))
         scores = Q @ K.T  # (n, S)
-        out[int(Dh)] = (_saturation_of(scores), _saturation_of(scores / math.sqrt(Dh)))
+        out[int(Dh)] = (_saturation_of(scores), _saturation_of(scores / math.sqrt(Dh)), _saturation_of(scores / Dh))
     return out
 
 
@@ -219,13 +226,14 @@ def overflow_demo(z=(1000.0, 999.0, 998.0)) -> dict[str, np.ndarray]:
 # 4. The attention backward, line by line
 # =====================================================================================
 class LineCheck(NamedTuple):
-    """One line of the attention backward against references (:func:`attention_backward_check`)."""
+    """One line of minitf's attention backward against references (:func:`attention_backward_check`).
+
+    The line's value is the one minitf's backward returns by name, so both references check
+    minitf itself (there is no second copy of the backward to compare it with)."""
 
     line: str  # the formula
     numerical: float  # rel_error against float64 finite differences
     torch: float | None  # rel_error against torch autograd (None: torch not installed)
-    library: float | None  # rel_error against the gradient minitf's backward hands back (dQ, dK, dV;
-    #                        None: an intermediate).  0: the line's value is read from that backward
 
 
 LINES = {  # the backward's named results (AttentionGrads) -> the line as the lesson writes it,
@@ -258,8 +266,8 @@ def attention_backward_check(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, 
                              Dh: int = 5) -> dict[str, LineCheck]:
     """Every line of the attention backward, on random float64 Q, K, V and a random upstream
     gradient G (L = sum(out * G)), against finite differences of L with respect to that line's
-    variable (V, P, S, Q, K: P and S perturbed as free inputs of the rest of the forward),
-    torch autograd where installed, and minitf's backward output.
+    variable (V, P, S, Q, K: P and S perturbed as free inputs of the rest of the forward) and
+    torch autograd where installed.
 
     Each line's value is the result minitf's
     :func:`~minitf.attention.scaled_dot_product_attention_backward` returns by name
@@ -271,7 +279,6 @@ def attention_backward_check(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, 
     G = rng.standard_normal(out.shape)
     grads = scaled_dot_product_attention_backward(G, cache)
     lines = grads._asdict()  # every line's result, by name
-    returned = {"dQ": grads.dQ, "dK": grads.dK, "dV": grads.dV}  # what the backward hands on
 
     def loss() -> float:
         return float((scaled_dot_product_attention(Q, K, V)[0] * G).sum())
@@ -287,8 +294,7 @@ def attention_backward_check(seed: int = 0, B: int = 2, H: int = 2, T: int = 3, 
     }
     torch_grads = _torch_grads(Q, K, V, G)
     return {name: LineCheck(LINES[name], rel_error(lines[name], numerical[name]),
-                            None if torch_grads is None else rel_error(lines[name], torch_grads[name]),
-                            rel_error(lines[name], returned[name]) if name in returned else None)
+                            None if torch_grads is None else rel_error(lines[name], torch_grads[name]))
             for name in LINES}
 
 

@@ -12,7 +12,7 @@ figure                       what it is computed from
 ===========================  ==================================================================
 
 Scaled and unscaled are not meanings of the key, so ``l02_scaling`` draws both in ink, told
-apart by line style and marker.  This module imports matplotlib only inside the functions
+apart by line style and by markers the key gives no meaning (x and P).  This module imports matplotlib only inside the functions
 that draw.
 """
 from __future__ import annotations
@@ -47,7 +47,7 @@ def scaling(seed: int = 0):
     dims = np.array(sorted(var))
     ink, rule = NEUTRAL["ink"], NEUTRAL["rule"]
     raw = dict(color=ink, linestyle=":", marker="x", linewidth=2.0, markersize=8)
-    scaled = dict(color=ink, linestyle="-", marker="o", linewidth=2.0, markersize=6)
+    scaled = dict(color=ink, linestyle="-", marker="P", linewidth=2.0, markersize=8)  # not the key's o (decoder)
 
     fig = new_figure(11.2, 5.0)
     fig.text(0.01, 0.985, "Why the scores are divided by \u221aDh", fontsize=14, fontweight="bold", va="top")

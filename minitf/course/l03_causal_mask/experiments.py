@@ -11,7 +11,8 @@ section of Lesson 3                     what is measured, and where
    future                               position t: how much the logits at t move, with and
                                         without the mask, same weights); :func:`leak_runs`
                                         (a short honest run and a short unmasked run,
-                                        :func:`~minitf.course.kit.leakage.train_variant`, as Lesson 8)
+                                        :func:`~minitf.course.kit.leakage.train_variant`, as Lesson 8);
+                                        :func:`leak_batch`
 2  masking before the softmax           :func:`mask_value_rows` (-1e9 vs -inf, float32 vs
                                         float64, a partly and a fully masked row);
                                         :func:`after_softmax_mistake` (a 0/1 mask applied
@@ -43,13 +44,21 @@ from ..kit.runs import check_batch, check_model, copy_model, once_per_process
 from ..kit.leakage import reverse_model_config, reverse_task, reverse_train_config, train_variant
 
 __all__ = [
-    "LEAK_STEPS", "future_influence", "FutureInfluence", "leak_runs",
+    "LEAK_STEPS", "LEAK_EVAL_SIZE", "leak_batch", "future_influence", "FutureInfluence", "leak_runs",
     "MaskRow", "mask_value_rows", "AfterSoftmax", "after_softmax_mistake",
     "PAD_ID", "PaddedExample", "padded_example",
     "MaskBackward", "mask_backward_check",
 ]
 
 LEAK_STEPS = 300  # training steps of each run of :func:`leak_runs` (about a second each)
+LEAK_EVAL_SIZE = reverse_train_config().eval_size  # fixed examples each run of :func:`leak_runs` is evaluated on
+
+
+def leak_batch(seed: int = 0, size: int = 32) -> Batch:
+    """A fixed batch of ``size`` examples of the leak runs' task (the shared
+    :func:`~minitf.course.kit.leakage.reverse_task`; the same examples as Lesson 8's batch)."""
+    task = reverse_task()
+    return task.batch(task.dataset(check_int("size", size, low=1), seed=seed + 30_000))
 
 
 # ---- section 1: the leak, measured -----------------------------------------------------------------

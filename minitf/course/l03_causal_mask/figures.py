@@ -117,7 +117,8 @@ def before_after(seed: int = 0):
     """The weights of :func:`~minitf.course.l03_causal_mask.after_softmax_mistake` (same random
     scores, T = 5): left, ``softmax(scores + causal mask)``; right, ``softmax(scores) * keep``.
     Blocked cells hatched (*masked position*), allowed cells tinted by their weight, each
-    row's sum written at its end.  ``seed``: the random Q, K, V."""
+    row's sum written at its end: on the right every row that blocks a key sums to less than 1,
+    and only the last row, which blocks none, to 1.  ``seed``: the random Q, K, V."""
     from matplotlib.patches import Patch
 
     from ..kit.figures.draw import new_figure
@@ -145,7 +146,7 @@ def before_after(seed: int = 0):
 
     fig.text(0.005, 0.985, "The same scores, masked before the softmax or after it", fontsize=14,
              fontweight="bold", va="top")
-    fig.text(0.005, 0.92, "before: every row sums to 1;  after (multiply by 0/1): rows sum to less than 1",
+    fig.text(0.005, 0.92, "before: every row sums to 1;  after (\u00d7 0/1): a row with a blocked key sums to less than 1",
              fontsize=PT, va="top")
     fig.legend(handles=[Patch(label="may attend; tint = weight", **dec.fill()),
                         Patch(label=masked.label + ": weight 0", **masked.fill())],

@@ -25,7 +25,9 @@ set-up                                  :func:`lesson4_task`, :func:`lesson4_mod
                                         greedy decode)
 5  the gradient through cross-attention :func:`gradient_shares` (dH_enc and each decoder
                                         block's share), :func:`cross_attention_gradcheck`,
-                                        :func:`dH_enc_gradcheck` (finite differences)
+                                        :func:`dH_enc_gradcheck` (finite differences),
+                                        :func:`embedding_paths` (the shared, tied embedding
+                                        table's three sources of gradient)
 ======================================  ===================================================
 
 Shapes in the course's letters (:mod:`minitf`).
@@ -52,7 +54,7 @@ __all__ = [
     "cross_attention_weights", "expected_alignment", "AlignmentScores", "alignment_scores",
     "AlignmentExample", "alignment_example",
     "CrossKVReuse", "cross_kv_reuse", "GradientShares", "gradient_shares", "cross_attention_gradcheck",
-    "FiniteDifferenceCheck", "dH_enc_gradcheck",
+    "FiniteDifferenceCheck", "dH_enc_gradcheck", "EmbeddingPaths", "embedding_paths",
 ]
 
 EVAL_SIZE = 200  # fixed held-out pairs the lesson measures the alignment on
@@ -392,3 +394,49 @@ def dH_enc_gradcheck(run: Lesson4Run, pairs, max_entries: int = 30, seed: int = 
     a, n = analytic[picked], num[picked]
     return FiniteDifferenceCheck(len(idx), float(np.abs(a).max()), float(np.abs(a - n).max()),
                                  float(np.linalg.norm(a - n) / max(1e-300, np.linalg.norm(a) + np.linalg.norm(n))))
+
+
+class EmbeddingPaths(NamedTuple):
+    """Where the gradient of a shared, tied embedding table comes from (:func:`embedding_paths`)."""
+
+    through_encoder: np.ndarray  # (V, D) from the source lookup: the part that passed through dL/dH_enc
+    decoder_input: np.ndarray  # (V, D) from the decoder's input lookup
+    head: np.ndarray  # (V, D) from the output layer, W_U = W_E^T
+    total: np.ndarray  # (V, D) the shared table's gradient in the lesson's model
+    max_sum_error: float  # max |through_encoder + decoder_input + head - total|
+    encoder_blocks_norm: float  # |gradient of every encoder block and the encoder's final norm|
+    encoder_blocks_untied_error: float  # max |that gradient, untied twin - lesson's model|: the same
+
+
+def embedding_paths(run: Lesson4Run, pairs) -> EmbeddingPaths:
+    """The lesson's model shares one embedding table between source and target and ties the
+    output layer to it (``share_embeddings``, ``tie_output``), so the table's gradient is a sum
+    of three parts.  To read them apart, the same weights go into a twin built with three
+    separate tables (``src_embed.W_E``, ``tgt_embed.W_E``, ``W_U`` = W_E^T): the forward is the
+    same, and each table's gradient is one part.  One teacher-forced forward and backward on
+    ``pairs`` in each model; the gradients are zeroed again afterwards."""
+    model = run.model
+    c = model.config
+    if not (c.share_embeddings and c.tie_output):
+        raise ValueError("run: expected a model with shared and tied embeddings")
+    twin = EncoderDecoder(c.replace(share_embeddings=False, tie_output=False))
+    params = model.parameters()
+    W_E = params["src_embed.W_E"]  # (V, D), the one table
+    for name, value in twin.parameters().items():
+        value[...] = W_E.T if name == "W_U" else (W_E if name == "tgt_embed.W_E" else params[name])
+    batch = run.task.batch(pairs)
+    grads = []
+    for m in (model, twin):
+        with m.evaluating():
+            logits, cache = m.forward(batch.input_ids, batch.decoder_input_ids)
+        _, dlogits = cross_entropy(logits, batch.labels)
+        m.zero_grad()
+        m.backward(dlogits, cache)
+        grads.append({k: g.copy() for k, g in m.gradients().items()})
+        m.zero_grad()
+    tied, untied = grads
+    parts = untied["src_embed.W_E"], untied["tgt_embed.W_E"], untied["W_U"].T
+    encoder = [k for k in tied if k.startswith(("encoder_layers.", "encoder_norm."))]
+    return EmbeddingPaths(*parts, tied["src_embed.W_E"], float(np.max(np.abs(sum(parts) - tied["src_embed.W_E"]))),
+                          float(np.sqrt(sum(np.vdot(tied[k], tied[k]) for k in encoder))),
+                          float(max(np.max(np.abs(tied[k] - untied[k])) for k in encoder)))

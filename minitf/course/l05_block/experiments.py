@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...blocks import EncoderBlock
+from ...blocks import DecoderBlock, EncoderBlock
 from ...checks import check_int
 from ...config import ModelConfig
 from ...data import IGNORE_INDEX, Batch
@@ -278,6 +278,16 @@ class InitGradients(NamedTuple):
     decoder_rstd: np.ndarray  # (L_dec,) mean 1/sigma of the inputs of decoder block l's three LayerNorms:
     #                           the factor their backward multiplies the gradient by (with gamma = 1)
     loss: float  # the teacher-forced loss of the untrained model on the batch
+    decoder_rstd_by_norm: np.ndarray  # (L_dec, 3) the same, each of block l's LayerNorms on its own
+
+    def residual_path_tilt(self) -> float:
+        """What 1/sigma alone predicts for ``decoder[-1] / decoder[0]`` in post-LN: between the top
+        block and the bottom one the gradient crosses the three LayerNorms of every block above the
+        bottom one, each multiplying it by its 1/sigma (mean over the real positions), so the
+        bottom block would get prod(1/sigma) of the top's.  This counts the residual path only:
+        each sub-layer's branch adds a term J_f^T dy of its own (section 1), and each LayerNorm
+        also projects two directions out; neither is in the product."""
+        return float(1.0 / np.prod(self.decoder_rstd_by_norm[1:]))
 
 
 def init_gradient_norms(norm_first: bool, seed: int = 0, n_layers: int = 6, batch_size: int = 32) -> InitGradients:
@@ -299,11 +309,11 @@ def init_gradient_norms(norm_first: bool, seed: int = 0, n_layers: int = 6, batc
         return norm([g for name, g in grads.items() if name.startswith(prefix)])
 
     real = batch.labels != IGNORE_INDEX  # (B, T) the rstd of real target positions only
-    rstd = [np.mean([sub.norm.rstd[..., 0][real].mean() for sub in (c.self_attn, c.cross_attn, c.ff)])
-            for c in cache.decoder.layers]
+    rstd = np.array([[sub.norm.rstd[..., 0][real].mean() for sub in (c.self_attn, c.cross_attn, c.ff)]
+                     for c in cache.decoder.layers])  # (L_dec, 3)
     return InitGradients(norm_first, np.array([block_norm(f"encoder_layers.{l}.") for l in range(n_layers)]),
-                         np.array([block_norm(f"decoder_layers.{l}.") for l in range(n_layers)]), np.array(rstd),
-                         float(loss))
+                         np.array([block_norm(f"decoder_layers.{l}.") for l in range(n_layers)]), rstd.mean(1),
+                         float(loss), rstd)
 
 
 HIGH_LR = 1.5e-2  # the peak learning rate of the warm-up runs: high for this model, on purpose
@@ -357,15 +367,22 @@ def ffn_is_per_position(seed: int = 0, B: int = 2, T: int = 6, D: int = 32, F: i
 
 
 def ffn_parameter_counts(d_model: int = 32, widths=(8, 32, 128), n_heads: int = 2) -> dict[int, dict]:
-    """F -> the parameters of minitf's FeedForward (D, F) and of the block's other parts,
-    counted by ``num_parameters()``: ``{"ffn", "attention", "norms", "ffn_share"}``."""
+    """F -> the parameters of minitf's FeedForward (D, F) and of the other parts of an encoder
+    block and of a decoder block (which has a second attention, the cross-attention, and a third
+    LayerNorm), counted by ``num_parameters()``: ``{"ffn", "attention", "norms", "ffn_share",
+    "decoder_attention", "decoder_norms", "decoder_ffn_share"}``."""
     rng = np.random.default_rng(0)
     out = {}
     for F in widths:
         block = EncoderBlock(d_model, n_heads, F, rng=rng, dtype=np.float64)
         ffn, attn = block.ff.num_parameters(), block.self_attn.num_parameters()
         norms = block.norm1.num_parameters() + block.norm2.num_parameters()
-        out[int(F)] = {"ffn": ffn, "attention": attn, "norms": norms, "ffn_share": ffn / block.num_parameters()}
+        dec = DecoderBlock(d_model, n_heads, F, rng=rng, dtype=np.float64)
+        dec_attn = dec.self_attn.num_parameters() + dec.cross_attn.num_parameters()
+        dec_norms = sum(n.num_parameters() for n in (dec.norm1, dec.norm2, dec.norm3))
+        out[int(F)] = {"ffn": ffn, "attention": attn, "norms": norms, "ffn_share": ffn / block.num_parameters(),
+                       "decoder_attention": dec_attn, "decoder_norms": dec_norms,
+                       "decoder_ffn_share": dec.ff.num_parameters() / dec.num_parameters()}
     return out
 
 

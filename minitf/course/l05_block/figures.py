@@ -229,40 +229,50 @@ def _running_mean(x, n: int = 10) -> np.ndarray:
 @register("l05_prepost", lesson=5, title="Pre-LN and post-LN: gradients at initialisation, training with and "
                                          "without warm-up")
 def pre_post(seed: int = 0):
-    """Top: the norm of each block's parameter gradient at initialisation, six encoder and
-    six decoder blocks, one teacher-forced batch, pre-LN (left) and post-LN (right), same
-    initial weights and batch.  Bottom: the training loss (running mean over 10 steps) of
-    the lesson's two-block model in each arrangement, with 30 warm-up steps and with none,
-    peak learning rate 1.5e-2; the dotted line is the loss of predicting letter
+    """Top: the norm of each block's parameter gradient at initialisation, one teacher-forced
+    batch, pre-LN (left) and post-LN (right), same initial weights and batch: on the left of
+    each panel the lesson's model, two encoder and two decoder blocks, the one trained below;
+    on the right the same configuration with six blocks a side, where post-LN's tilt toward
+    the top decoder block is much larger.  Bottom: the training loss (running mean over 10
+    steps) of the lesson's two-block model in each arrangement, with 30 warm-up steps and with
+    none, peak learning rate 1.5e-2; the dotted line is the loss of predicting letter
     frequencies (:func:`~minitf.course.l05_block.unigram_loss`)."""
     from ..kit.figures.draw import new_figure, slide_axes
 
-    enc, dec, loss, ink = KEY["encoder"], KEY["decoder"], KEY["loss"], NEUTRAL["ink"]
-    inits = {name: init_gradient_norms(nf, seed) for name, nf in ARRANGEMENTS.items()}
+    enc, dec, loss, ink, rule = KEY["encoder"], KEY["decoder"], KEY["loss"], NEUTRAL["ink"], NEUTRAL["rule"]
+    depths = (2, 6)  # the trained model's blocks a side, and a deeper one
+    inits = {(L, name): init_gradient_norms(nf, seed, n_layers=L) for L in depths for name, nf in ARRANGEMENTS.items()}
     runs = warmup_runs(seed)
     floor = unigram_loss()
-    top = 1.1 * max(max(g.encoder.max(), g.decoder.max()) for g in inits.values())
+    top = 1.3 * max(max(g.encoder.max(), g.decoder.max()) for g in inits.values())
+    x_of = {2: np.array([1.0, 2.0]), 6: np.arange(3.6, 9.6)}  # the two models side by side, a gap between
     fig = new_figure(W_SLIDE, 7.1)
     fig.text(0.005, 0.995, "Pre-LN and post-LN: the gradient at initialisation, and what warm-up does",
              fontsize=PT + 2, fontweight="bold", va="top")
+    ratio = {key: g.decoder[-1] / g.decoder[0] for key, g in inits.items()}
+    fig.text(0.005, 0.935, "decoder's top block / bottom block:  "
+             + ";   ".join(f"{name} {ratio[2, name]:.2f} (2 + 2), {ratio[6, name]:.2f} (6 + 6)"
+                           for name in ARRANGEMENTS), fontsize=PT, va="top")
     for k, name in enumerate(ARRANGEMENTS):
-        g = inits[name]
-        ax = fig.add_axes((0.075 + 0.5 * k, 0.595, 0.42, 0.27))
-        blocks = np.arange(1, len(g.encoder) + 1)
-        ax.plot(blocks, g.encoder, label="encoder", **enc.line(linewidth=2.4, markersize=7))
-        ax.plot(blocks, g.decoder, label="decoder", **dec.line(linewidth=2.4, markersize=7))
+        ax = fig.add_axes((0.075 + 0.5 * k, 0.575, 0.42, 0.25))
+        for L in depths:
+            g, x = inits[L, name], x_of[L]
+            ax.plot(x, g.encoder, label="encoder" if L == 2 else None, **enc.line(linewidth=2.4, markersize=7))
+            ax.plot(x, g.decoder, label="decoder" if L == 2 else None, **dec.line(linewidth=2.4, markersize=7))
+        ax.axvline(2.8, color=rule, linewidth=1.5)
+        ax.text(x_of[2].mean(), 0.97 * top, "2 + 2\n(trained)", ha="center", va="top", fontsize=PT, linespacing=1.1)
+        ax.text(x_of[6].mean(), 0.97 * top, "6 + 6", ha="center", va="top", fontsize=PT)
         ax.set_ylim(0, top)
         ax.set_yticks([0, 1, 2])
-        ax.set_xticks(blocks)
+        ax.set_xlim(0.6, 9.0)
+        ax.set_xticks(np.concatenate([x_of[2], x_of[6]]), [str(l) for L in depths for l in range(1, L + 1)])
         ax.set_xlabel("block l (1 = bottom)", labelpad=1)
         ax.set_title(f"{name}: |dL/d\u03b8| per block at initialisation", fontsize=PT + 1)
-        ax.grid(True)
-        ratio = g.decoder[-1] / g.decoder[0]
-        ax.text(0.98, 0.05 if ratio > 1 else 0.45, f"decoder top / bottom = {ratio:.2f}",  # clear of the lines
-                transform=ax.transAxes, ha="right", va="bottom", fontsize=PT)
+        ax.grid(True, axis="y")
         if k == 0:
             ax.set_ylabel("gradient norm")
-            ax.legend(loc="upper right", fontsize=PT, ncol=2, handlelength=1.6, columnspacing=1.2)
+            ax.legend(loc="center right", fontsize=PT, ncol=2, handlelength=1.6, columnspacing=1.2,
+                      bbox_to_anchor=(1.0, 0.6), borderaxespad=0.2)
         slide_axes(ax, PT)
     for k, name in enumerate(ARRANGEMENTS):
         ax = fig.add_axes((0.075 + 0.5 * k, 0.085, 0.42, 0.32))

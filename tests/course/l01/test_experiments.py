@@ -76,7 +76,7 @@ def test_gradient_profiles_match_the_stored_ones(reference, results):
 def test_run_is_cached_and_checks_its_arguments(reference):
     assert l1.run_variant(l1.REFERENCE, 0) is reference and l1.run_variant() is reference
     assert reference.model.config.dtype == "float64" and reference.model.config.hidden_size == l1.REFERENCE_WIDTH
-    with pytest.raises(TypeError, match="variant: expected a lesson01.Variant"):
+    with pytest.raises(TypeError, match="variant: expected a l01_seq2seq.Variant"):
         l1.run_variant("d64-init")
     with pytest.raises(ValueError, match="conditioning"):
         l1.Variant(conditioning="both")
@@ -91,6 +91,37 @@ def test_free_running_exact_match_is_teacher_forced_all_right(reference):
     assert (m.teacher_forced_token >= m.free_running_token).all()
     gap = l1.exposure_gap(reference)
     np.testing.assert_allclose(gap.independent_exact, (1 - gap.eps) ** (gap.lengths + 1))
+    # varying rates: independence predicts the product, never more than the mean rate's power
+    assert (gap.independent_by_position <= gap.independent_exact + 1e-12).all()
+
+
+def test_independence_check_counts_what_the_metrics_count(reference, results):
+    ind = l1.independence_check(reference)
+    m = reference.metrics
+    np.testing.assert_array_equal(ind.lengths, m.lengths)
+    np.testing.assert_allclose(ind.measured, m.teacher_forced_sequence, rtol=0, atol=1e-12)
+    for n, e, k in zip(ind.lengths, ind.eps_by_position, range(len(m.lengths))):
+        assert e.shape == (n + 1,)  # one rate per letter and the <eos>
+        # the mean of the per-position rates is the token error rate (every pair of a length has n + 1 positions)
+        assert np.mean(e) == pytest.approx(1 - m.teacher_forced_token[k], abs=1e-6)
+        assert ind.by_position[k] == pytest.approx(np.prod(1 - e), rel=1e-12)
+    assert ind.measured_count == round(float((ind.pairs * ind.measured).sum()))
+    assert ind.predicted_count <= ind.mean_rate_count + 1e-9
+    # the stored sweep holds the same numbers for seed 0, and a check for every seed
+    stored = results["independence"]["seeds"]
+    assert set(stored) == {str(s) for s in l1.SEEDS}
+    assert stored["0"]["held_out"] == ind.stored()
+    assert stored["0"]["fresh"]["pairs"] == l1.FRESH_PAIRS[0] * (l1.MAX_LEN - l1.MIN_LEN + 1)
+
+
+def test_independence_z_is_in_standard_errors():
+    """A planted case: every position right with probability 0.5 independently in expectation,
+    but the outputs built so that errors cluster (all right or all wrong): far above the prediction."""
+    lengths, pairs = np.array([3]), np.array([100])
+    ind = l1.Independence(lengths, pairs, [np.full(4, 0.5)], np.array([0.5 ** 4]), np.array([0.5 ** 4]),
+                          np.array([0.5]))
+    assert ind.predicted_count == pytest.approx(6.25) and ind.measured_count == 50
+    assert ind.z == pytest.approx((50 - 6.25) / np.sqrt(100 * 0.0625 * 0.9375))
 
 
 def test_evaluate_by_length_against_greedy_decoding_by_hand(reference):
@@ -164,7 +195,7 @@ def test_masked_loss_divides_by_real_positions(reference):
 
 
 def test_scheduled_sampling_gradient_is_the_teacher_forced_gradient_of_the_fed_tokens(reference):
-    c = l1.sampled_gradient_check(reference, eps=0.5)
+    c = l1.sampled_gradient_check(reference, p=0.5)
     assert 0.3 < c["own_tokens_fed"] < 0.7
     assert c["loss_difference"] == 0.0 and c["max_gradient_difference"] == 0.0
 
@@ -194,6 +225,9 @@ def test_decode_latency_shapes():
     lat = l1.decode_latency(configs=((1, 1), (1, 2)), target_lengths=(2, 4), repeats=1, batch_sizes=(1, 2),
                             batch_target=3)
     assert lat.seconds.shape == (2, 2) and lat.batch_seconds.shape == (2,) and (lat.seconds > 0).all()
+    assert lat.per_token().shape == lat.fixed().shape == (2,)
+    slope, intercept = np.polyfit(lat.target_lengths, lat.seconds[1], 1)
+    assert lat.per_token()[1] == pytest.approx(slope) and lat.fixed()[1] == pytest.approx(intercept)
 
 
 def test_section_1_and_2_counts():

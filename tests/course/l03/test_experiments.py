@@ -5,17 +5,24 @@ import numpy as np
 import pytest
 
 from minitf.course import l03_causal_mask as l3
-from minitf.course import l08_teacher_forcing as l8
+from minitf.course.l03_causal_mask import experiments as l3_experiments  # the module whose names the lesson calls
 from minitf.layers.softmax import softmax
 from minitf.masks import MASK_VALUE, causal_mask
 
 
 def test_future_influence_is_exactly_zero_with_the_mask_and_large_without():
     model = l3.leak_runs(0)["teacher_forced"].model
-    fi = l3.future_influence(model, l8.lesson8_batch(0, size=8))
+    fi = l3.future_influence(model, l3.leak_batch(0, size=8))
     assert np.all(fi.masked == 0.0), "with the causal mask the future must not move the logits at t"
     assert np.all(fi.unmasked[:-1] > 0.1), "without the mask changing later inputs must move the logits"
     assert fi.unmasked[-1] == 0.0  # the last position has no future
+
+
+def test_leak_batch_is_fixed():
+    a, b = l3.leak_batch(0), l3.leak_batch(0)
+    assert a.input_ids.shape[0] == 32 and l3.leak_batch(0, size=8).input_ids.shape[0] == 8
+    np.testing.assert_array_equal(a.input_ids, b.input_ids)
+    np.testing.assert_array_equal(a.decoder_input_ids, b.decoder_input_ids)
 
 
 def test_leak_runs_collapse_the_loss_but_not_free_running():
@@ -37,7 +44,7 @@ def test_mask_value_rows():
         assert not rows[(dtype, MASK_VALUE, "fully masked")].has_nan
     # float32 rounds score - 1e9 to -1e9: a uniform row; float64 keeps the scores: the unmasked softmax
     np.testing.assert_array_equal(rows[("float32", MASK_VALUE, "fully masked")].weights, 0.25)
-    np.testing.assert_allclose(rows[("float64", MASK_VALUE, "fully masked")].weights, softmax(l3._SCORES),
+    np.testing.assert_allclose(rows[("float64", MASK_VALUE, "fully masked")].weights, softmax(l3_experiments._SCORES),
                                rtol=1e-5)
 
 
@@ -83,7 +90,7 @@ def test_mask_backward_check_reads_dscores_from_the_library(monkeypatch):
         grads = scaled_dot_product_attention_backward(dout, cache)
         return grads._replace(dscores=grads.dscores + 1.0)
 
-    monkeypatch.setattr(l3, "scaled_dot_product_attention_backward", planted)
+    monkeypatch.setattr(l3_experiments, "scaled_dot_product_attention_backward", planted)
     mb = l3.mask_backward_check(0)
     assert mb.max_abs_dscores_blocked == 1.0 and mb.n_blocked_nonzero > 0
 

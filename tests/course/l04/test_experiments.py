@@ -147,3 +147,24 @@ def test_cross_attention_backward_matches_torch(run, pairs):
     y.backward(torch.tensor(dy))
     np.testing.assert_allclose(dx_q, xq.grad.numpy(), rtol=0, atol=1e-12)
     np.testing.assert_allclose(dx_kv, xkv.grad.numpy(), rtol=0, atol=1e-12)
+
+
+def test_embedding_paths_split_the_shared_tables_gradient(run, pairs):
+    """The lesson's table is shared and tied: its gradient is the source lookup's (through
+    dH_enc), the decoder input's and the head's, which add up to it; the encoder's blocks get
+    the same gradient either way, since their only signal is dH_enc."""
+    cfg = run.model_config
+    assert cfg.share_embeddings and cfg.tie_output
+    paths = l4.embedding_paths(run, pairs)
+    assert paths.max_sum_error < 1e-12 and paths.encoder_blocks_untied_error < 1e-12
+    for part in (paths.through_encoder, paths.decoder_input, paths.head):
+        assert part.shape == paths.total.shape and np.linalg.norm(part) > 0  # each path carries gradient
+    assert all(not np.any(g) for g in run.model.gradients().values())  # nothing left behind
+    # the source lookup's part is what the encoder's backward hands to the embedding: zero rows for
+    # tokens that no source contains
+    batch = run.task.batch(pairs)
+    unseen = np.setdiff1d(np.arange(cfg.src_vocab_size), batch.input_ids)
+    np.testing.assert_array_equal(paths.through_encoder[unseen], 0.0)
+    with pytest.raises(ValueError, match="shared and tied"):
+        l4.embedding_paths(run._replace(model=EncoderDecoder(cfg.replace(share_embeddings=False, tie_output=False))),
+                           pairs)

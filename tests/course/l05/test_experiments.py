@@ -166,6 +166,24 @@ def test_init_gradients_post_ln_concentrates_at_the_top(seed):
     assert pre.decoder[0] > pre.decoder[-1]
 
 
+@pytest.mark.parametrize("seed", (0, 1, 2))
+def test_the_two_block_model_has_a_small_tilt_and_one_over_sigma_overpredicts_it(seed):
+    """The model section 3 trains (2 + 2 blocks) tilts little; with 6 + 6 blocks post-LN tilts
+    several times more; the product of the 1/sigma along the residual path predicts more than
+    is measured at both depths."""
+    pre2, post2 = l5.init_gradient_norms(True, seed, n_layers=2), l5.init_gradient_norms(False, seed, n_layers=2)
+    post6 = l5.init_gradient_norms(False, seed)
+    tilt = lambda g: g.decoder[-1] / g.decoder[0]  # noqa: E731
+    assert 1.0 < tilt(post2) < 1.5 and 0.7 < tilt(pre2) < 1.1
+    assert tilt(post6) > 2 * tilt(post2)
+    for g in (post2, post6):
+        assert g.decoder_rstd_by_norm.shape == (len(g.decoder), 3)
+        np.testing.assert_allclose(g.decoder_rstd, g.decoder_rstd_by_norm.mean(1))
+        assert g.residual_path_tilt() == pytest.approx(1 / np.prod(g.decoder_rstd_by_norm[1:]))
+        assert g.residual_path_tilt() > tilt(g)
+    assert post6.residual_path_tilt() > 3 * tilt(post6)
+
+
 def test_post_ln_encoder_has_no_tilt_toward_its_top_on_seed_0():
     g = l5.init_gradient_norms(False, seed=0)
     assert g.encoder[-1] < g.encoder[0]
@@ -240,6 +258,11 @@ def test_ffn_parameter_counts():
         assert c["ffn"] == 2 * D * F + F + D and c["attention"] == 4 * D * D + 4 * D and c["norms"] == 4 * D
         assert c["ffn_share"] == pytest.approx(c["ffn"] / (c["ffn"] + c["attention"] + c["norms"]))
     assert l5.ffn_parameter_counts(D, widths=(128,))[128]["ffn_share"] == pytest.approx(2 / 3, abs=0.01)
+    # a decoder block has a second attention (cross) and a third LayerNorm: at F = 4D the FFN is about half
+    for F, c in l5.ffn_parameter_counts(D, widths=(32, 128)).items():
+        assert c["decoder_attention"] == 2 * c["attention"] and c["decoder_norms"] == 6 * D
+        assert c["decoder_ffn_share"] == pytest.approx(c["ffn"] / (c["ffn"] + c["decoder_attention"] + c["decoder_norms"]))
+    assert l5.ffn_parameter_counts(D, widths=(128,))[128]["decoder_ffn_share"] == pytest.approx(1 / 2, abs=0.01)
 
 
 def test_activation_stats():
