@@ -41,7 +41,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from . import get_homework
+from . import INSTRUCTOR_ENV, get_homework
 from .problems import SECRET_FILE
 
 SETUP = """\
@@ -74,9 +74,12 @@ def build(homework: str, instructor, out) -> Path:
     exists) from the instructor folder ``instructor``; return the zip's path."""
     hw = get_homework(homework)
     folder = hw.instructor_dir(instructor)
+    if folder is None and not (instructor or os.environ.get(INSTRUCTOR_ENV)):
+        raise FileNotFoundError(f"instructor: missing: give the instructor folder holding {hw.name}/ "
+                                f"(--instructor DIR, or ${INSTRUCTOR_ENV})")
     if folder is None:
         raise FileNotFoundError(f"instructor: expected a folder holding {hw.name}/ (reference.py, key.json, "
-                                f"tests.py), got {str(instructor)!r}")
+                                f"tests.py), got {str(instructor or os.environ.get(INSTRUCTOR_ENV))!r}")
     secret = folder.parent / SECRET_FILE
     if not secret.is_file():
         raise FileNotFoundError(f"instructor: {folder.parent} holds no {SECRET_FILE} (the secret problems' seed): "
