@@ -76,6 +76,10 @@ def test_the_data_parallel_bench_step_trains_as_the_single_worker_one():
     with DataParallel(two, 2) as parallel:
         data_parallel_step_fn(two, batch, parallel)()
     for name, p in one.parameters().items():
+        if name.endswith(".b_k"):
+            # a key bias's exact gradient is zero (softmax ignores a constant added to a query's scores):
+            # both sides step on rounding noise, which Adam's normalisation makes lr-sized, in any direction
+            continue
         np.testing.assert_allclose(two.parameters()[name], p, rtol=0, atol=1e-5, err_msg=name)
     assert any(not np.array_equal(p, EncoderDecoder(cfg).parameters()[n]) for n, p in one.parameters().items())
 
