@@ -68,7 +68,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     from .problems import load_secret
 
-    for hw in homeworks().values():
+    for hw in homeworks(errors=[]).values():  # a lesson that does not import: graded elsewhere, or it says so
         for task in hw.tasks:
             config.addinivalue_line("markers", f"{hw.marker(task)}: {hw.name} task {hw.label(task)}, {task.title}")
     path = config.getoption("submission")

@@ -13,6 +13,7 @@ how a written notebook differs from what the registry gives (the test suite call
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ..kit.lessons import all_lessons, get_lesson, slide_types
@@ -83,9 +84,22 @@ def lesson_markdown(key: str) -> str:
     return "\n".join(lines)
 
 
+_OPTIONAL_ARGUMENT = re.compile(r"(\\begin\{(?:aligned|gathered|split)\})([ \t]*\n\s*)\[")
+
+
+def display_latex(latex: str) -> str:
+    """``latex`` as the notebook shows it: an environment whose first line starts with ``[``
+    (``\\begin{aligned}`` and, on the next line, ``[a_i, ...] &= ...``) gets an empty group
+    ``{}`` after the ``\\begin``.  Without it MathJax (and LaTeX) reads ``[...]`` as the
+    environment's optional position argument, ``[t]`` or ``[b]``, and drops it, and with it
+    the left-hand side of the first line.  An option written on the ``\\begin`` line itself
+    (``\\begin{aligned}[t]``) is left alone."""
+    return _OPTIONAL_ARGUMENT.sub(r"\1{}\2[", latex)
+
+
 def formula_markdown(f: Formula) -> str:
     """A formula's cell: title, LaTeX, note, and where minitf computes it."""
-    lines = [f"### {f.title}", "", "$$", f.latex, "$$", ""]
+    lines = [f"### {f.title}", "", "$$", display_latex(f.latex), "$$", ""]
     if f.note:
         lines += [f.note, ""]
     links = ", ".join(f"[`{l.path}`](../{l.file})" for l in map(link, f.computes))

@@ -422,10 +422,19 @@ def quality_runs(seeds: int = QUALITY_SEEDS) -> list:
     return runs
 
 
-def comparison_table(seeds: int = QUALITY_SEEDS) -> list:
+def comparison_table(seeds: int = QUALITY_SEEDS, step_seconds: dict | None = None) -> list:
     """One dict per architecture: its :class:`CostRow` fields, the generation cache and
     step latency (None for the encoder-only model), and the quality runs' metrics, mean
-    over seeds and per seed."""
+    over seeds and per seed.
+
+    ``step_seconds``: ``{generator: seconds}`` already measured by :func:`step_latency` (the
+    notebook measures them once, in section 3, and the table shows those same numbers: two
+    timings of one thing differ from run to run); None measures them here."""
+    if step_seconds is None:
+        step_seconds = {name: step_latency(name) for name in GENERATORS}
+    missing = [name for name in GENERATORS if name not in step_seconds]
+    if missing:
+        raise ValueError(f"step_seconds: expected a time for each of {list(GENERATORS)}; missing {missing}")
     caches = {g.architecture: g for g in generation_caches()}
     runs = quality_runs(seeds)
     rows = []
@@ -434,7 +443,7 @@ def comparison_table(seeds: int = QUALITY_SEEDS) -> list:
         g = caches.get(name)
         row["cache_fixed_bytes"] = None if g is None else g.fixed_bytes
         row["cache_bytes_per_token"] = None if g is None else g.bytes_per_token
-        row["step_seconds"] = step_latency(name) if name in GENERATORS else None
+        row["step_seconds"] = float(step_seconds[name]) if name in GENERATORS else None
         mine = [r for r in runs if r.architecture == name]
         key = "free_running_exact_match" if name in GENERATORS else "masked_token_accuracy"
         row["quality_metric"] = key

@@ -127,10 +127,11 @@ def _rnn(ax):
 @register("ab_data_flows", lesson=None,
           title="Appendix B: four architectures, what each reads, where its loss is, what it keeps")
 def data_flows(seed: int = 0):
-    """The four data flows in a 2 x 2 grid.  Token colours as the key: ground-truth tokens
-    fed as inputs (teacher forcing), the masked position, plain source tokens; boxes in the
-    encoder's and the decoder's colours; the teal arrow is attention over the encoder's
-    states; the purple box is where the loss is taken.  ``seed`` is unused (a diagram)."""
+    """The four data flows in a 2 x 2 grid, every colour a meaning of the key: ground-truth
+    tokens fed as inputs (teacher forcing), the masked position, plain source tokens; boxes
+    filled with light tints of the encoder's and the decoder's colours; the arrow in the
+    cross-attention colour is attention over the encoder's states; the box tinted with the
+    key's loss colour is where the loss is taken.  ``seed`` is unused (a diagram)."""
     fig = new_figure(13.0, 7.2)
     axes = fig.subplots(2, 2)
     for ax, draw in zip(axes.flat, (_encoder_decoder, _decoder_only, _encoder_only, _rnn)):

@@ -12,8 +12,9 @@ figure                       what it is computed from
                              ``num_parameters()``; also for a model with a real vocabulary),
                              forward FLOPs per part (:func:`~minitf.course.l06_encoder_decoder.flop_terms`)
                              and activation bytes per part (``activation_bytes`` of a live
-                             forward, :func:`~minitf.course.l06_encoder_decoder.memory_table`) as B, S and
-                             T double
+                             forward, :func:`~minitf.course.l06_encoder_decoder.memory_table`) for the
+                             shapes of ``MEMORY_SHAPES``: a base shape, B, S and T
+                             each doubled, then S and T four times the base
 ===========================  ==================================================================
 
 No figure depends on a timing or on training: both are deterministic counts.
@@ -277,7 +278,7 @@ def budget(seed: int = 0):
             col[seg] += term.flops
         flops.append(col)
     _stacked_panel(fig, (left, bottom_row, width, height), flops, labels, 1e6, lambda v: f"{v:.0f}M",
-                   "millions\n(matrix products)", "Forward FLOPs as B, S, T double")
+                   "millions\n(matrix products)", "Forward FLOPs as B, S, T grow")
     memory = []
     for row in memory_table(lesson6_model_config(seed=seed, dtype="float32", max_len=128)):
         t = row.terms

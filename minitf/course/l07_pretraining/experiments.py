@@ -18,9 +18,12 @@ section of Lesson 7                     what is measured, and where
                                         document); :func:`bart_noise_rates` (measured
                                         rates over many documents); :func:`length_fractions`
                                         (target / input length, both objectives)
-4  pretraining a tiny model             :func:`lesson7_runs` (both objectives, trained
-                                        live, cached per process); :func:`step_cost`
-                                        (positions and FLOPs of one training step)
+4  pretraining a tiny model             :func:`lesson7_runs` (both objectives, cached per
+                                        process); their stored runs, every seed, and the
+                                        accuracy by kind of target token:
+                                        :mod:`~minitf.course.l07_pretraining.pretraining_runs`;
+                                        :func:`step_cost` (positions and FLOPs of one
+                                        training step)
 5  what pretraining buys                :func:`sample_efficiency_summary` of Lesson 10's
                                         ``sample_efficiency_table()``
 ======================================  ===================================================
@@ -385,8 +388,8 @@ class StepCost(NamedTuple):
 def step_cost(objective: str, seed: int = 0, n_batches: int = 20) -> StepCost:
     """Count what one training step of :func:`lesson7_runs`' ``objective`` run computes, on
     ``n_batches`` of its batches: real encoder and decoder positions, and forward + backward
-    FLOPs of the matrix products for the padded shapes (:func:`minitf.course.l06_encoder_decoder.forward_flops`,
-    backward = 2 x forward)."""
+    FLOPs of the matrix products for the padded shapes (Lesson 6's count,
+    :func:`minitf.course.kit.counts.forward_flops`; backward = 2 x forward)."""
     task = lesson7_task(objective)
     cfg, train_cfg = lesson7_model_config(task, seed), lesson7_train_config(seed)
     batches = task.batches(train_cfg.batch_size, np.random.default_rng(seed))

@@ -7,9 +7,10 @@ Every token drawn comes out of :mod:`minitf.data.noise` run on the corpus, throu
   default noise side by side (:func:`~minitf.course.l07_pretraining.corruption_example`);
 * ``l07_bart_noises`` (section 3): the five noises, each alone on one short document
   (:func:`~minitf.course.l07_pretraining.bart_noise_examples`);
-* ``l07_loss_curves`` (section 4): the tiny model's denoising loss on both objectives
-  (:func:`~minitf.course.l07_pretraining.lesson7_runs`, trained once per process and shared with the
-  notebook) and what one training step computes (:func:`~minitf.course.l07_pretraining.step_cost`).
+* ``l07_loss_curves`` (section 4): the tiny model's denoising loss on each objective, in a panel
+  of its own (the stored runs of every seed, :mod:`~minitf.course.l07_pretraining.pretraining_runs`,
+  so the figure trains nothing and draws the same numbers on every machine), and what one
+  training step computes (:func:`~minitf.course.l07_pretraining.step_cost`).
 
 Colours, from the key: a token the encoder reads is in the encoder's tint, a token the
 decoder must write in the ground-truth tint, and whatever stands for hidden text (a noise
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .experiments import bart_noise_examples, corruption_example, lesson7_runs, step_cost
+from .experiments import bart_noise_examples, corruption_example, step_cost
 from ...data.corpus import OBJECTIVES
 from ..kit.figures.key import KEY, NEUTRAL
 from ..kit.figures.registry import register
@@ -138,36 +139,45 @@ NAMES = {"t5": "T5 span corruption", "bart": "BART (infilling + permutation)"}
 
 @register("l07_loss_curves", lesson=7, title="Denoising loss of a tiny model, and what a step computes")
 def loss_curves(seed: int = 0):
-    """Left: the training loss of the tiny model on each objective (per target token; faint:
-    every step, bold: 20-step running mean).  Right: forward + backward FLOPs of one training
-    step, encoder and decoder (with the output head), for each objective's batches."""
+    """Left and middle: the training loss of the tiny model on each objective, one panel each
+    (the two are per target token of different targets: T5's hidden words, sentinels and
+    ``<eos>``; BART's whole text), read from the stored runs
+    (:mod:`~minitf.course.l07_pretraining.pretraining_runs`: every seed, 4 digits): each seed's
+    20-step running mean thin, their mean bold.  Right: forward + backward FLOPs of one training
+    step, encoder and decoder (with the output head), for each objective's batches.  ``seed``:
+    the data seed of the step counts; the curves are every stored seed's."""
     from matplotlib.patches import Patch
 
     from ..kit.figures.draw import new_figure, slide_axes
+    from .pretraining_runs import load_results
 
-    runs = lesson7_runs(seed)
+    results = load_results()
+    seeds = sorted(results["runs"], key=int)
     costs = {o: step_cost(o, seed) for o in OBJECTIVES}
     loss = KEY["loss"]
     fig = new_figure(12.6, 5.6)
-    a1 = fig.add_axes((0.075, 0.14, 0.5, 0.72))
     window = 20
-    markers = {"t5": "o", "bart": "s"}
-    for objective in OBJECTIVES:
-        h = runs[objective].history
-        steps, raw = np.array(h.step), np.array(h.loss)
-        smooth = np.convolve(raw, np.ones(window) / window, mode="valid")  # (steps - window + 1,)
-        a1.plot(steps, raw, linewidth=0.8, alpha=0.3, **loss.line(marker=None))
-        a1.plot(steps[window - 1:], smooth, linewidth=2.4, marker=markers[objective], markevery=40,
-                markersize=7, markerfacecolor=NEUTRAL["paper"], markeredgecolor=loss.color,
-                label=NAMES[objective], color=loss.color, linestyle="-")
-    a1.set_xlabel("training step")
-    a1.set_ylabel("loss per target token (nats)")
-    a1.set_xlim(0, steps[-1])
-    a1.legend(loc="upper right", fontsize=PT, handlelength=2.4)
-    slide_axes(a1, PT)
-    a1.set_title("Denoising loss, same tiny model and text", fontsize=TITLE_PT)
+    what = {"t5": "T5: hidden words,\nsentinels and <eos>", "bart": "BART: the whole text\n(most of it in the input)"}
+    top = max(max(results["runs"][s][o]["loss"]) for s in seeds for o in OBJECTIVES)
+    for k, objective in enumerate(OBJECTIVES):
+        ax = fig.add_axes((0.07 + 0.3 * k, 0.13, 0.23, 0.6))
+        curves = np.array([results["runs"][s][objective]["loss"] for s in seeds])  # (seeds, steps)
+        steps = np.arange(1, curves.shape[1] + 1)
+        smooth = np.array([np.convolve(c, np.ones(window) / window, mode="valid") for c in curves])
+        for c in smooth:
+            ax.plot(steps[window - 1:], c, linewidth=0.9, alpha=0.45, **loss.line(marker=None))
+        ax.plot(steps[window - 1:], smooth.mean(axis=0), linewidth=2.6, **loss.line(marker=None))
+        ax.set_xlim(0, steps[-1])
+        ax.set_ylim(0, 1.05 * top)
+        ax.set_xlabel("training step")
+        ax.set_ylabel("loss per target token (nats)")
+        ax.grid(True, axis="y")
+        slide_axes(ax, PT)
+        ax.set_title(what[objective], fontsize=TITLE_PT, loc="left")
+    fig.text(0.01, 0.995, f"Denoising loss of the same tiny model on two different targets, {len(seeds)} seeds\n"
+             f"(thin: each seed, bold: their mean, {window}-step running means)", fontsize=PT, va="top")
 
-    a2 = fig.add_axes((0.68, 0.14, 0.3, 0.72))
+    a2 = fig.add_axes((0.72, 0.13, 0.27, 0.6))
     x = np.arange(len(OBJECTIVES))
     enc = np.array([costs[o].flops["encoder"] for o in OBJECTIVES]) / 1e6
     dec = np.array([costs[o].flops["decoder"] + costs[o].flops["head"] for o in OBJECTIVES]) / 1e6
@@ -177,7 +187,7 @@ def loss_curves(seed: int = 0):
         a2.text(i, enc[i] + dec[i], f"{enc[i] + dec[i]:.0f}\n{costs[o].decoder_positions:.0f} decoder\npositions",
                 ha="center", va="bottom", fontsize=PT)
     a2.set_xticks(x, ["T5", "BART"])
-    a2.set_ylim(0, 1.45 * float((enc + dec).max()))
+    a2.set_ylim(0, 1.75 * float((enc + dec).max()))  # room for the bar labels under the legend
     a2.set_ylabel("MFLOPs per training step")
     slide_axes(a2, PT)
     a2.set_title("What one step computes", fontsize=TITLE_PT)

@@ -27,14 +27,21 @@ variant             what it is
 The metrics (:func:`repetition_rate`, :func:`omission_rate`, :func:`unseen_token_accuracy`)
 take token lists, so they read any model's output; :func:`decode_tokens` maps a
 pointer-generator's copied ids (extended vocabulary) back to the source tokens, and
-:func:`score_outputs` computes every number of one decoding.  :func:`measure` trains every
-variant for every seed of :data:`SEEDS`, decodes the long reports with beam search too (with
-and without GNMT's coverage penalty), and stores the numbers in :data:`RESULTS_PATH`
-(``OPENBLAS_NUM_THREADS=1 python -m minitf.course.l09_inference copy_coverage``, minutes); the notebook
-loads them (:func:`load_results`, :func:`seed_summary`) and re-trains two of the runs live,
-which must give the stored numbers again (:func:`compare_with_stored`).  :func:`copy_run`
-(cached per process) is a trained model the notebook and the figures read;
-:func:`copy_example` reads p_gen, the copy attention and the coverage of one decoding.
+:func:`score_outputs` computes every number of one decoding.  A repetition is counted against
+the target *as the model was trained to write it* (:attr:`Outputs.writable`): the plain
+model's target has ``<unk>`` for every name outside its vocabulary, so its one ``<unk>`` per
+such name is no repetition; :func:`score_outputs` reports the share of ``<unk>`` among the
+tokens written apart (``"unk"``).
+
+:func:`measure` trains every variant for every seed of :data:`SEEDS`, decodes the long reports
+with beam search too (with and without GNMT's coverage penalty), stores the numbers in
+:data:`RESULTS_PATH` and the weights of the pointer-generators' seed-0 runs beside it
+(:func:`checkpoint_path`) (``OPENBLAS_NUM_THREADS=1 python -m minitf.course.l09_inference
+copy_coverage``, minutes).  The notebook loads both (:func:`load_results`, :func:`seed_summary`,
+:func:`stored_copy_run`) and evaluates the stored models again, which must give the stored
+numbers; ``tests/course/l09/test_copy_coverage.py`` trains them again (:func:`copy_run`), which
+must give the stored weights and numbers (:func:`compare_with_stored`).  :func:`copy_example`
+reads p_gen, the copy attention and the coverage of one decoding.
 """
 from __future__ import annotations
 
@@ -65,7 +72,8 @@ __all__ = [
     "copy_train_config", "build_model", "train_variant", "repetition_rate", "omission_rate",
     "unseen_token_accuracy", "decode_tokens", "Outputs", "decode_outputs", "score_outputs", "evaluate_variant",
     "measure", "load_results", "seed_summary", "compare_with_stored", "CopyRun", "copy_run", "CopyExample",
-    "copy_example", "format_tokens", "figure_pair", "LONG_EVENTS", "eval_sets", "run_numbers",
+    "copy_example", "format_tokens", "figure_pair", "LONG_EVENTS", "eval_sets", "run_numbers", "CHECKPOINT_SEED",
+    "checkpoint_path", "stored_copy_run", "weight_difference",
 ]
 
 VARIANTS = ("plain", "copy", "copy+coverage")
@@ -75,6 +83,7 @@ EVAL_SIZE = 200  # held-out reports of each kind (seen names, unseen names)
 EVAL_SEED = 50_000  # the evaluation sets' seeds: EVAL_SEED (seen names), + 1 (unseen), + 2 (long)
 LONG_EVENTS = 8  # the long reports: more events than any training report (at most 6)
 RESULTS_PATH = Path(__file__).resolve().with_name("results") / "copy_coverage.json"
+CHECKPOINT_SEED = 0  # the seed whose pointer-generators' weights are stored beside RESULTS_PATH
 COMMAND = "OPENBLAS_NUM_THREADS=1 python -m minitf.course.l09_inference copy_coverage"  # writes RESULTS_PATH again
 
 
@@ -264,6 +273,8 @@ class Outputs(NamedTuple):
     tokens: list  # B lists of source-vocabulary ids, <eos> cut
     references: list  # B lists: the targets' ids
     contents: list  # B lists: the sources' names
+    writable: list  # B lists: the targets as the model was trained to write them (plain: <unk> for a name outside V)
+    unk_id: int  # what a plain model writes for a name outside its vocabulary
 
 
 def decode_outputs(model, task: CopyTask, pairs, *, num_beams: int = 1, coverage_penalty: float = 0.0) -> Outputs:
@@ -279,16 +290,23 @@ def decode_outputs(model, task: CopyTask, pairs, *, num_beams: int = 1, coverage
     eos = model.config.eos_id
     refs = [_cut(row[row != IGNORE_INDEX], eos) for row in batch.labels]
     contents = [[int(i) for i in row if task.is_name(i)] for row in batch.input_ids]
-    return Outputs(decode_tokens(model, batch.input_ids, out.sequences), refs, contents)
+    # the plain model was trained on task.output_ids(labels): <unk> wherever a name is outside V
+    writable = refs if isinstance(model, PointerGenerator) else [task.output_ids(r).tolist() for r in refs]
+    return Outputs(decode_tokens(model, batch.input_ids, out.sequences), refs, contents, writable,
+                   task.tokenizer.unk_id)
 
 
 def score_outputs(task: CopyTask, outputs: Outputs) -> dict:
-    """The section's numbers for one decoding: exact match, repetition (unigrams and bigrams),
-    omission, and the accuracy on the rare and on the unseen names, where the references
-    hold any (:func:`unseen_token_accuracy` with either group as "unseen")."""
-    toks, refs = outputs.tokens, outputs.references
+    """The section's numbers for one decoding: exact match, repetition (unigrams and bigrams,
+    against the target as the model was trained to write it: ``outputs.writable``), the share
+    of ``<unk>`` among the tokens written (``"unk"``), omission, and the accuracy on the rare
+    and on the unseen names, where the references hold any (:func:`unseen_token_accuracy` with
+    either group as "unseen")."""
+    toks, refs, writable = outputs.tokens, outputs.references, outputs.writable
+    n_tokens = sum(len(t) for t in toks)
     out = {"exact_match": float(np.mean([t == r for t, r in zip(toks, refs)])),
-           "repetition_1": repetition_rate(toks, refs, 1), "repetition_2": repetition_rate(toks, refs, 2),
+           "repetition_1": repetition_rate(toks, writable, 1), "repetition_2": repetition_rate(toks, writable, 2),
+           "unk": sum(t.count(outputs.unk_id) for t in toks) / n_tokens if n_tokens else 0.0,
            "omission": omission_rate(toks, outputs.contents)}
     for key, group in (("rare_accuracy", task.is_rare), ("unseen_accuracy", task.is_unseen)):
         if any(group(w) for r in refs for w in r):
@@ -331,11 +349,22 @@ def _settings(task: CopyTask) -> dict:
             "coverage_weight": COVERAGE_WEIGHT, "eval_size": EVAL_SIZE, "eval_seed": EVAL_SEED}
 
 
+def _numbers(model, losses, task: CopyTask, beam: bool) -> dict:
+    return {"final_loss": round(float(losses[-20:].mean()), 6), **evaluate_variant(model, task, beam=beam)}
+
+
 def run_numbers(variant: str, seed: int, task: CopyTask | None = None, beam: bool = False) -> dict:
     """Train ``variant`` with ``seed`` and evaluate it: what the results file keeps of a run."""
     task = copy_task() if task is None else task
     model, losses = train_variant(variant, seed, task)
-    return {"final_loss": round(float(losses[-20:].mean()), 6), **evaluate_variant(model, task, beam=beam)}
+    return _numbers(model, losses, task, beam)
+
+
+def checkpoint_path(variant: str, seed: int = CHECKPOINT_SEED) -> Path:
+    """Where :func:`measure` stores the weights of a pointer-generator run (``copy``,
+    ``copy+coverage``; the seed :data:`CHECKPOINT_SEED`), beside :data:`RESULTS_PATH`."""
+    variant = check_choice("variant", variant, VARIANTS[1:])
+    return RESULTS_PATH.with_name(f"copy_coverage_{variant.replace('+', '_')}_seed{seed}.npz")
 
 
 def measure(path=RESULTS_PATH, seeds=SEEDS, variants=VARIANTS, log=sys.stderr) -> dict:
@@ -345,6 +374,8 @@ def measure(path=RESULTS_PATH, seeds=SEEDS, variants=VARIANTS, log=sys.stderr) -
     import minitf
     import os
 
+    from ...checkpoint import save_model
+
     task = copy_task()
     start = time.perf_counter()
     runs = {}
@@ -352,7 +383,12 @@ def measure(path=RESULTS_PATH, seeds=SEEDS, variants=VARIANTS, log=sys.stderr) -
         runs[variant] = {}
         for seed in seeds:
             t0 = time.perf_counter()
-            runs[variant][str(seed)] = run_numbers(variant, seed, task, beam=variant != "plain")
+            model, losses = train_variant(variant, seed, task)
+            runs[variant][str(seed)] = _numbers(model, losses, task, beam=variant != "plain")
+            if path is not None and variant != "plain" and seed == CHECKPOINT_SEED:
+                save_model(checkpoint_path(variant, seed), model, task.tokenizer,
+                           extra={"variant": variant, "seed": seed, "command": COMMAND,
+                                  "final_loss": runs[variant][str(seed)]["final_loss"]})
             print(f"{variant} seed {seed}: {time.perf_counter() - t0:.1f} s  {runs[variant][str(seed)]}",
                   file=log, flush=True)
     results = {"settings": _settings(task), "seeds": list(seeds), "runs": runs,
@@ -389,27 +425,54 @@ def compare_with_stored(variant: str, seed: int, numbers: dict, results: dict, a
 
 # ---- one trained pointer-generator, looked at closely -------------------------------------------
 class CopyRun(NamedTuple):
-    """A trained model of the section (:func:`copy_run`)."""
+    """A trained model of the section (:func:`copy_run`, :func:`stored_copy_run`)."""
     task: CopyTask
     variant: str
     seed: int
     model: object  # in eval mode; shared by the notebook and the figures: do not modify
-    losses: np.ndarray  # (steps,)
+    losses: np.ndarray | None  # (steps,) of a run trained here; None for a stored model
     numbers: dict  # evaluate_variant's greedy numbers: {"seen": .., "unseen": ..}
 
 
-_RUNS: dict = {}  # (variant, seed) -> CopyRun: copy_run's cache, one per process
+_RUNS: dict = {}  # (variant, seed, stored) -> CopyRun: the cache of copy_run and stored_copy_run, one per process
 
 
 def copy_run(variant: str = "copy+coverage", seed: int = 0) -> CopyRun:
     """Train ``variant`` with ``seed`` once per process (the stored sweep's run of that
-    variant and seed, so :func:`compare_with_stored` checks it) and evaluate it."""
-    key = (check_choice("variant", variant, VARIANTS), check_int("seed", seed, low=0))
+    variant and seed, so :func:`compare_with_stored` checks it) and evaluate it.  Training
+    takes a processor-minute or so for the two pointer-generators: the notebook and the
+    figures read :func:`stored_copy_run` instead, and the tests check that this gives it."""
+    key = (check_choice("variant", variant, VARIANTS), check_int("seed", seed, low=0), False)
     if key not in _RUNS:
         task = copy_task()
         model, losses = train_variant(variant, seed, task)
         _RUNS[key] = CopyRun(task, variant, seed, model, losses, evaluate_variant(model, task))
     return _RUNS[key]
+
+
+def stored_copy_run(variant: str = "copy+coverage") -> CopyRun:
+    """The stored weights of ``variant``'s seed-:data:`CHECKPOINT_SEED` run (:func:`checkpoint_path`,
+    written by :func:`measure`), loaded once per process and evaluated here (``numbers``: what
+    :func:`compare_with_stored` checks against the results file)."""
+    from ...checkpoint import load_model
+
+    key = (check_choice("variant", variant, VARIANTS[1:]), CHECKPOINT_SEED, True)
+    if key not in _RUNS:
+        path = checkpoint_path(variant)
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: no stored weights; run {COMMAND}")
+        task = copy_task()
+        model, _ = load_model(path)
+        _RUNS[key] = CopyRun(task, variant, CHECKPOINT_SEED, model.eval(), None, evaluate_variant(model, task))
+    return _RUNS[key]
+
+
+def weight_difference(a, b) -> float:
+    """max |a - b| over every parameter of two models with the same parameter names."""
+    pa, pb = a.parameters(), b.parameters()
+    if set(pa) != set(pb):
+        raise ValueError(f"the models' parameters differ: {sorted(set(pa) ^ set(pb))}")
+    return max(float(np.max(np.abs(pa[n] - pb[n]))) for n in pa)
 
 
 class CopyExample(NamedTuple):

@@ -302,10 +302,11 @@ def step_latency(model: EncoderDecoder, src_ids, positions, repeats: int = 50) -
 
     Each time is the median of ``repeats`` calls after a warm-up
     (:func:`minitf.bench.decode.time_step`); for each t the cached and the uncached step are
-    timed one after the other, so a change in machine load hits both alike.  One step is a
-    short call, so a median of many is robust against the interruptions of a busy machine,
-    which is what makes the comparison across t trustworthy; the counts are exact and the
-    same on every machine.  src_ids (B, S).
+    timed one after the other, so a change in machine load falls on both.  The medians still
+    move with the load: on a busy machine a cached step (a fraction of a millisecond) has come
+    out several times slower at one position than at another whose count is nearly the same,
+    so compare times only where they differ by much more than that; the counts are exact and
+    the same on every machine.  src_ids (B, S).
     """
     check_model(model)
     S = np.asarray(src_ids).shape[1]

@@ -25,13 +25,15 @@ initialisation and data order for one seed across variants, so differences are p
   "scheduled sampling".
 
 **Stored runs.**  :func:`measure` trains every variant with every seed and writes
-:data:`RESULTS_PATH` (``minitf/course/l09_inference/results/exposure.json``)::
+:data:`RESULTS_PATH` (``minitf/course/l09_inference/results/exposure.json``), and the weights of
+the runs the notebook looks at closely (:data:`STORED_MODELS`, beside it)::
 
     OPENBLAS_NUM_THREADS=1 python -m minitf.course.l09_inference exposure --measure
 
 The notebook and the figures (:mod:`minitf.course.l09_inference.figures_exposure`) read it
-(:func:`load_results`); the notebook re-runs seed 0 of two variants live and compares
-(:func:`compare_with_stored`), and so does ``tests/course/l09/test_exposure.py``.  In
+(:func:`load_results`); the notebook loads the stored weights (:func:`stored_model_run`) and
+evaluates them again, which must give the stored numbers (:func:`compare_with_stored`);
+``tests/course/l09/test_exposure.py`` trains runs again and compares numbers and weights.  In
 float64 on one BLAS thread a run is deterministic.
 
 ======================================  ===================================================
@@ -80,7 +82,8 @@ __all__ = [
     "LENGTH", "N_SYMBOLS", "EVAL_SIZE", "EVAL_SEED", "STEPS", "SEEDS", "VARIANTS", "SCHEDULES", "FINAL_EPS",
     "RESULTS_PATH", "exposure_task", "eval_pairs", "eval_batch", "model_config", "train_config", "policy", "Run", "run_variant",
     "PositionErrors", "error_by_position", "run_numbers", "measure", "load_results", "stored_runs", "seed_table",
-    "Match", "compare_with_stored", "MixRow", "mixing_example", "schedule_curves",
+    "Match", "compare_with_stored", "MixRow", "mixing_example", "schedule_curves", "STORED_MODELS",
+    "checkpoint_path", "write_checkpoint", "stored_model_run", "weight_difference",
 ]
 
 # ---- the section's settings ------------------------------------------------------------------
@@ -98,6 +101,7 @@ VARIANTS = {  # name -> (teacher-forcing schedule or None, updates)
 }
 RESULTS_PATH = Path(__file__).resolve().with_name("results") / "exposure.json"
 COMMAND = "OPENBLAS_NUM_THREADS=1 python -m minitf.course.l09_inference exposure --measure"
+STORED_MODELS = (("teacher_forcing", 0), ("ss_linear", 0))  # (variant, seed) whose trained weights are stored beside RESULTS_PATH
 CURVE_WINDOW = 25  # the stored loss curve: mean training loss over each 25 updates
 
 
@@ -166,6 +170,48 @@ def run_variant(variant: str = "teacher_forcing", seed: int = 0) -> Run:
     return _run(variant, check_int("seed", seed, low=0))
 
 
+def checkpoint_path(variant: str, seed: int) -> Path:
+    """Where the weights of a run of :data:`STORED_MODELS` are stored, beside :data:`RESULTS_PATH`."""
+    if (variant, seed) not in STORED_MODELS:
+        raise ValueError(f"variant, seed: only {list(STORED_MODELS)} are stored, got {(variant, seed)}")
+    return RESULTS_PATH.with_name(f"exposure_{variant}_seed{seed}.npz")
+
+
+def write_checkpoint(variant: str, seed: int) -> Path:
+    """Train (:func:`run_variant`) and store the weights of one run of :data:`STORED_MODELS`;
+    :func:`measure` calls it for each of them."""
+    from ...checkpoint import save_model
+
+    path = checkpoint_path(variant, seed)
+    run = run_variant(variant, seed)
+    save_model(path, run.model, exposure_task().tokenizer,
+               extra={"variant": variant, "seed": seed, "command": COMMAND, "cpu_seconds": round(run.cpu_seconds, 2)})
+    return path
+
+
+@functools.lru_cache(maxsize=None)
+def stored_model_run(variant: str = "ss_linear", seed: int = 0) -> Run:
+    """A run of :data:`STORED_MODELS` from its stored weights, without training (once per
+    process): the notebook shows it in less time than a training takes.  ``history`` is None;
+    ``cpu_seconds`` is the training's, as the results file records it.
+    ``tests/course/l09/test_exposure.py`` trains it again and compares the weights."""
+    from ...checkpoint import load_model
+
+    path = checkpoint_path(variant, seed)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no stored weights; run {COMMAND}")
+    model, _ = load_model(path)
+    return Run(variant, seed, model.eval(), None, float(stored_runs(load_results(), variant)[seed]["cpu_seconds"]))
+
+
+def weight_difference(a: EncoderDecoder, b: EncoderDecoder) -> float:
+    """max |a - b| over every parameter of two models of one config."""
+    pa, pb = a.parameters(), b.parameters()
+    if set(pa) != set(pb):
+        raise ValueError(f"the models' parameters differ: {sorted(set(pa) ^ set(pb))}")
+    return max(float(np.max(np.abs(pa[n] - pb[n]))) for n in pa)
+
+
 # ---- the measurement ------------------------------------------------------------------------------
 class PositionErrors(NamedTuple):
     """A model's error at each target position (arrays (T,), position 1 first)."""
@@ -213,13 +259,15 @@ def run_numbers(run: Run) -> dict:
     200 examples each is a multiple of 1/200, exact), its loss curve (mean over each 25
     updates, 4 digits) and its processor time."""
     e = error_by_position(run.model, eval_batch())
-    loss = np.asarray(run.history.loss)
-    curve = [loss[i:i + CURVE_WINDOW].mean() for i in range(0, len(loss), CURVE_WINDOW)]
-    return {"teacher_forced": _round(e.teacher_forced), "free_running": _round(e.free_running),
-            "teacher_forced_token_error": round(e.teacher_forced_token_error, 6),
-            "free_running_token_error": round(e.free_running_token_error, 6),
-            "free_running_exact_match": round(e.free_running_exact_match, 6),
-            "loss_curve": _round(curve, 4), "cpu_seconds": round(run.cpu_seconds, 2)}
+    numbers = {"teacher_forced": _round(e.teacher_forced), "free_running": _round(e.free_running),
+               "teacher_forced_token_error": round(e.teacher_forced_token_error, 6),
+               "free_running_token_error": round(e.free_running_token_error, 6),
+               "free_running_exact_match": round(e.free_running_exact_match, 6),
+               "cpu_seconds": round(run.cpu_seconds, 2)}
+    if run.history is not None:  # a stored model (stored_model_run) has no training history
+        loss = np.asarray(run.history.loss)
+        numbers["loss_curve"] = _round([loss[i:i + CURVE_WINDOW].mean() for i in range(0, len(loss), CURVE_WINDOW)], 4)
+    return numbers
 
 
 # ---- the results file ------------------------------------------------------------------------------
@@ -261,6 +309,9 @@ def measure(path: Path | str | None = RESULTS_PATH, seeds=SEEDS, variants=tuple(
     }
     if path is not None:
         write_results(path, results)
+        for variant, seed in STORED_MODELS:
+            if variant in variants and seed in seeds:
+                write_checkpoint(variant, seed)
     return results
 
 
@@ -293,8 +344,11 @@ def compare_with_stored(run: Run, results: dict) -> Match:
     (:func:`minitf.course.kit.stored.compare_run`): the errors by position equal (as stored,
     6 digits), the loss curve within 1e-4 (its 4 stored digits)."""
     errors = ("teacher_forced", "free_running")  # the errors by position
+    fields = {"errors": (errors, 0.0)}
+    if run.history is not None:  # a stored model has its weights, not its training's loss curve
+        fields["loss_curve"] = (("loss_curve",), 1e-4)
     return stored.compare_run(run.variant, run.seed, run_numbers(run), stored_runs(results, run.variant)[run.seed],
-                              {"errors": (errors, 0.0), "loss_curve": (("loss_curve",), 1e-4)})
+                              fields)
 
 
 # ---- scheduled sampling, shown ----------------------------------------------------------------------

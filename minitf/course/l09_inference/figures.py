@@ -19,10 +19,11 @@ figure                       what it is computed from
                              for measured time (the notebook measures the time and draws it
                              with :func:`latency_figure`)
 ``l09_copy_mixture``         section 5: p_gen and the copy part of the mixture at every output
-                             token of a trained pointer-generator
-                             (:func:`~minitf.course.l09_inference.copy_coverage.copy_example`)
-``l09_coverage``             section 5: the coverage vector over decoding steps, the
-                             pointer-generator without and with coverage, on a report longer
+                             token of a trained pointer-generator, its weights stored
+                             (:func:`~minitf.course.l09_inference.copy_coverage.stored_copy_run`,
+                             :func:`~minitf.course.l09_inference.copy_coverage.copy_example`)
+``l09_coverage``             section 5: the coverage vector over decoding steps, the stored
+                             pointer-generators without and with coverage, on a report longer
                              than any in training
 ===========================  ==================================================================
 
@@ -442,12 +443,21 @@ def _copy_heatmap(ax, values, ex, vmax: float, row_labels, cmap):
         spine.set_edgecolor(NEUTRAL["rule"])
 
 
+def _copy_run(variant: str, seed: int):
+    """Section 5's trained pointer-generator: the stored weights for the stored seed (the model
+    the notebook shows), trained here for another seed."""
+    from .copy_coverage import CHECKPOINT_SEED, copy_run, stored_copy_run
+
+    return stored_copy_run(variant) if seed == CHECKPOINT_SEED else copy_run(variant, seed)
+
+
 @register("l09_copy_mixture", lesson=9,
           title="The pointer-generator's mixture on one report: p_gen per output token, and where it copied from")
 def copy_mixture(seed: int = 0):
     """The copy part of the mixture, (1 - p_gen) a_t,i, for every output position t (rows)
     and source token i (columns), and p_gen per position (bars), read from the section's
-    trained pointer-generator with coverage (:func:`~minitf.course.l09_inference.copy_coverage.copy_run`)
+    trained pointer-generator with coverage (its stored weights,
+    :func:`~minitf.course.l09_inference.copy_coverage.stored_copy_run`)
     while it decodes a held-out report with unseen names
     (:func:`~minitf.course.l09_inference.copy_coverage.figure_pair`).  A box marks the source positions
     holding the token written at that step: where a copy of it comes from.  Bold output
@@ -455,10 +465,10 @@ def copy_mixture(seed: int = 0):
     """
     from matplotlib.patches import Patch, Rectangle
 
-    from .copy_coverage import copy_example, copy_run, figure_pair
+    from .copy_coverage import copy_example, figure_pair
     from ..kit.figures.draw import new_figure, slide_axes
 
-    run = copy_run("copy+coverage", seed)
+    run = _copy_run("copy+coverage", seed)
     _, pair = figure_pair(run.task)
     ex = copy_example(run, pair)
     T, S = ex.attention.shape
@@ -511,12 +521,11 @@ def coverage(seed: int = 0):
     source's names (the template words left out), in source order.  A name written once ends
     near 1; one never attended to stays at 0 (dropped); one read twice goes towards 2.
     """
-    from .copy_coverage import LONG_EVENTS, copy_example, copy_run, eval_sets, omission_rate, \
-        repetition_rate
+    from .copy_coverage import LONG_EVENTS, copy_example, eval_sets, omission_rate, repetition_rate
     from ..kit.figures.draw import new_figure, slide_axes
 
     cross = KEY["cross_attention"]
-    task = copy_run("copy", seed).task
+    task = _copy_run("copy", seed).task
     pair = eval_sets(task)["long"][0]
     fig = new_figure(10.6, 5.75)
     fig.text(0.01, 0.995, "Coverage c_t: the copy attention each name has received after step t",
@@ -525,7 +534,7 @@ def coverage(seed: int = 0):
              f"unseen names; columns: its names in source order", fontsize=PT, va="top")
     vmax = 1.5
     for k, variant in enumerate(("copy", "copy+coverage")):
-        ex = copy_example(copy_run(variant, seed), pair)
+        ex = copy_example(_copy_run(variant, seed), pair)
         is_name = task.is_name(np.array([task.tokenizer.encode(w)[0] for w in ex.source]))
         cov = ex.coverage[1:][:, is_name]  # (T, names) after each step
         names = [w for w, n in zip(ex.source, is_name) if n]

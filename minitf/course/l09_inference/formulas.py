@@ -1,15 +1,21 @@
-"""Lesson 9's formulas: the two KV caches, temperature, top-k and top-p, and beam search's
-length-normalised score."""
+"""Lesson 9's formulas: the two KV caches, temperature, top-k and top-p, beam search's
+length-normalised score; the pointer-generator's mixture and p_gen, the coverage vector, the
+coverage loss and GNMT's coverage penalty (section 5); scheduled sampling's input mixing
+(section 6)."""
 from __future__ import annotations
 
 
 import numpy as np
 
 from ...attention import MultiHeadAttention
-from ...decoding import LayerKV, init_cache, length_normalized_score, top_k_filter, top_p_filter, warp_logits
+from ...decoding import LayerKV, coverage_penalty, init_cache, length_normalized_score, top_k_filter, top_p_filter, \
+    warp_logits
 from ...models import EncoderDecoder
-from ..kit.formulas import (attention, compare, formula, from_heads, lesson_intro, random_ids, softmax_rows,
-                            tiny_config, to_heads)
+from ...models.copy_mechanism import CopyHead, Coverage, coverage_loss, coverage_vector
+from ...models.pointer_generator import PointerGenerator
+from ...scheduled_sampling import mix_decoder_inputs, own_previous_tokens
+from ..kit.formulas import (attention, compare, finite_differences, formula, from_heads, lesson_intro, random_ids,
+                            softmax_rows, tiny_config, to_heads)
 
 lesson_intro("9", """
 Inference (`minitf/decoding/`): z are the logits (V,) of one decoding step, N = B·G the rows decoded
@@ -130,3 +136,151 @@ def check_length_normalization(rng):
         out.append(compare(f"GNMT score (α = {alpha})", logp / ((5 + n) / 6) ** alpha,
                            length_normalized_score(logp, n, alpha, style="gnmt")))
     return out
+
+
+# ---- section 5: copy and coverage (the pointer-generator) ------------------------------------------
+def _sigma(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+@formula("pointer-generator", lesson="9", section=5, title="The pointer-generator's mixture and p_gen",
+         latex=r"""
+\begin{aligned}
+h^*_t &= \sum_i a_{t,i}\, H_{\text{enc},i}, \qquad
+a_t = \frac{1}{H} \sum_{h=1}^{H} A^{(L_{\text{dec}}, h)}_{t} \quad \text{(the last block's cross-attention, mean over heads)} \\
+p_{\text{gen}} &= \sigma\!\left(w_h \cdot h^*_t + w_s \cdot s_t + w_x \cdot x_t + b_{\text{ptr}}\right) \\
+P(w) &= p_{\text{gen}}\, P_{\text{vocab}}(w) + (1 - p_{\text{gen}}) \sum_{i:\, x_i = w} a_{t,i},
+\qquad P_{\text{vocab}} = \operatorname{softmax}(H_{\text{dec}} W_U)
+\end{aligned}""",
+         computes=("minitf.models.copy_mechanism.CopyHead.forward", "minitf.models.copy_mechanism.scatter_add",
+                   "minitf.models.pointer_generator.PointerGenerator.decode"),
+         note="See et al. 2017. w runs over the extended vocabulary: the V output tokens, then the example's "
+              "source-only tokens (V + j); P_vocab is 0 on those. The sum over i is a scatter-add: a token at two "
+              "source positions collects both weights. s_t is the decoder state the head reads, x_t the decoder's "
+              "input (the first block's).")
+def check_pointer_generator(rng):
+    B, T, S, D, V, V_ext = 2, 3, 5, 4, 6, 9
+    head = CopyHead(D, rng=rng, dtype=np.float64)
+    p = head.params
+    logits, context, s, x = (rng.standard_normal(shape) for shape in ((B, T, V), (B, T, D), (B, T, D), (B, T, D)))
+    a = softmax_rows(rng.standard_normal((B, T, S)))  # (B, T, S) rows sum to 1
+    src_ext = np.array([[1, 7, 1, 8, 2], [6, 6, 3, 0, 8]])  # (B, S) repeats, and source-only ids >= V
+    p_gen = _sigma(context @ p["w_h"] + s @ p["w_s"] + x @ p["w_x"] + p["b_ptr"])  # (B, T)
+    P = np.zeros((B, T, V_ext))
+    P[..., :V] = p_gen[..., None] * softmax_rows(logits)
+    for b in range(B):
+        for i in range(S):  # every source position adds its weight to its token
+            P[b, :, src_ext[b, i]] += (1 - p_gen[b]) * a[b, :, i]
+    got, cache = head.forward(logits, context, s, x, a, src_ext, V_ext)
+    out = [compare("P(w)", P, got), compare("p_gen", p_gen, cache.p_gen),
+           compare("sum_w P(w)", np.ones((B, T)), got.sum(-1))]
+
+    c = tiny_config(n_decoder_layers=2, src_vocab_size=13, tgt_vocab_size=11)
+    model = PointerGenerator(c, coverage=False).eval()
+    src = random_ids(rng, 2, 5, c.src_vocab_size)  # ids >= 11 are source-only
+    dec_in = random_ids(rng, 2, 4, c.tgt_vocab_size)
+    H_enc, _ = model.encode(src)
+    P_model, dec = model.decode(dec_in, H_enc, model.source_mask(src), source=model.extend_source(src))
+    a_model = dec.copy.a  # (B, T, S) the copy attention the model used
+    A_last = dec.stack.layers[-1].cross_attn.f.attn.A  # (B, H, T, S) the last block's cross-attention weights
+    out += [compare("a_t = mean_h A_t (last block)", A_last.mean(axis=1), a_model),
+            compare("h*_t = sum_i a_t,i H_enc,i", a_model @ H_enc, dec.copy.context),
+            compare("sum_w P(w), the model", np.ones(P_model.shape[:2]), P_model.sum(-1))]
+    return out
+
+
+@formula("coverage", lesson="9", section=5, title="The coverage vector, and coverage in the copy attention",
+         latex=r"""
+c_t = \sum_{t' < t} a_{t'}, \quad c_0 = 0, \qquad
+A^{(h)}_t = \operatorname{softmax}\!\left(\frac{q^{(h)}_t K^{(h)\top}}{\sqrt{D_h}} + M + w_{c,h}\, c_t\right), \qquad
+a_t = \frac{1}{H} \sum_h A^{(h)}_t""",
+         computes=("minitf.models.copy_mechanism.coverage_vector", "minitf.models.copy_mechanism.Coverage.forward"),
+         note="c_t,i: how much copy attention source position i has received before step t. See et al. add "
+              "w_c c_t,i inside the attention score; here one weight per head of the last block's cross-attention, "
+              "so the rows are computed one position after the other (each needs the coverage of the rows before).")
+def check_coverage(rng):
+    B, H, T, S = 2, 3, 4, 5
+    a = softmax_rows(rng.standard_normal((B, T, S)))
+    c = np.zeros_like(a)
+    for t in range(1, T):
+        c[:, t] = c[:, t - 1] + a[:, t - 1]
+    out = [compare("c_t", c, coverage_vector(a))]
+    cov = Coverage(H, dtype=np.float64)
+    cov.params["w_c"][...] = rng.standard_normal(H)
+    scores = rng.standard_normal((B, H, T, S))  # (B, H, T, S) scaled and masked already
+    A = np.empty_like(scores)
+    c_run = np.zeros((B, S))
+    for t in range(T):
+        A[:, :, t] = softmax_rows(scores[:, :, t] + cov.params["w_c"][None, :, None] * c_run[:, None, :])
+        c_run = c_run + A[:, :, t].mean(axis=1)
+    out.append(compare("A_t with w_c c_t", A, cov.forward(scores)))
+    return out
+
+
+@formula("coverage-loss", lesson="9", section=5, title="The coverage loss",
+         latex=r"""
+L_{\text{cov}} = \frac{\lambda}{m} \sum_{t\ \text{real}} \sum_{i=1}^{S} \min\!\left(a_{t,i},\, c_{t,i}\right)""",
+         computes="minitf.models.copy_mechanism.coverage_loss",
+         note="See et al.'s: it penalises attending again where attention already went (min(a, c) is large only "
+              "where both are), added to the mixture's negative log-likelihood; m real target positions, λ = 1 in "
+              "Lesson 9. Its gradient reaches a_t twice: through the min, and through every later c.")
+def check_coverage_loss(rng):
+    B, T, S, lam = 2, 4, 5, 0.7
+    a = softmax_rows(rng.standard_normal((B, T, S)))
+    labels = np.ones((B, T), dtype=np.int64)
+    labels[1, 3] = -100  # a padding position: no loss
+    real = labels != -100
+    c = np.concatenate([np.zeros((B, 1, S)), np.cumsum(a, axis=1)[:, :-1]], axis=1)
+    expected = lam * (np.minimum(a, c).sum(-1) * real).sum() / real.sum()
+    loss, da = coverage_loss(a, labels, lam)
+    return [compare("L_cov", expected, loss),
+            finite_differences("dL_cov/da", da, lambda: coverage_loss(a, labels, lam)[0], a, tol=1e-7)]
+
+
+@formula("coverage-penalty", lesson="9", section=5, title="GNMT's coverage penalty",
+         latex=r"""
+\operatorname{cp}(y) = \beta \sum_{i=1}^{S} \log \min\!\left(c_i,\, 1\right), \qquad
+c_i = \sum_{t=1}^{|y|} a_{t,i}""",
+         computes="minitf.decoding.beam.coverage_penalty",
+         note="Wu et al. 2016, added to a finished hypothesis's score in beam search: 0 once every real source "
+              "position has received a total weight of at least 1, more negative the more of the source is left "
+              "unread. Padding positions are left out of the sum.")
+def check_coverage_penalty(rng):
+    coverage = rng.random((3, 6)) * 1.6 + 0.05  # (N, S) some above 1
+    src_real = np.ones((3, 6), dtype=bool)
+    src_real[2, 4:] = False  # padding
+    beta = 0.2
+    expected = beta * (np.log(np.minimum(coverage, 1.0)) * src_real).sum(-1)
+    return [compare("cp", expected, coverage_penalty(coverage, src_real, beta))]
+
+
+# ---- section 6: scheduled sampling for a transformer ---------------------------------------------------
+@formula("scheduled-sampling-mix", lesson="9", section=6, title="Scheduled sampling's input mixing (two passes)",
+         latex=r"""
+\hat y_{t} = \arg\max_w\, z^{(1)}_{t}(w) \ \ \text{(pass 1, gold inputs, no gradient)}, \qquad
+\tilde x_t = \begin{cases} y_{t-1} & u_t < \varepsilon_i \ \text{ or } t = 0 \ \text{ or } y_{t-1} = \texttt{<pad>} \\
+\hat y_{t-1} & \text{otherwise} \end{cases}, \qquad u_t \sim U(0, 1)""",
+         computes=("minitf.scheduled_sampling.own_previous_tokens", "minitf.scheduled_sampling.mix_decoder_inputs"),
+         note="Mihaylova & Martins 2019. Pass 2 is the ordinary teacher-forced step on the mixed inputs x̃, scored "
+              "on the gold labels y_t. Position t is offered the prediction made at t − 1 (the token a free-running "
+              "decoder would feed there; ŷ_t itself would be position t's own answer). ε_i, the probability of the "
+              "gold token at update i, falls by Lesson 1's schedules (formula scheduled-sampling-decay).")
+def check_scheduled_sampling_mix(rng):
+    B, T, pad = 3, 6, 0
+    gold = rng.integers(3, 9, size=(B, T))  # (B, T) decoder inputs: <bos> = 1, then y_1 .. y_{T-1}
+    gold[:, 0] = 1
+    gold[2, 4:] = pad  # a shorter target: padding stays padding
+    predictions = rng.integers(3, 9, size=(B, T))  # (B, T) pass 1's argmax at each position
+    coins = rng.random((B, T)) < 0.5  # True: keep the gold input
+    expected = gold.copy()
+    for b in range(B):
+        for t in range(1, T):
+            if not coins[b, t] and gold[b, t] != pad:
+                expected[b, t] = predictions[b, t - 1]
+    expected_gold = coins.copy()  # where the gold input is fed: the coin, position 0, padding
+    expected_gold[:, 0] = True
+    expected_gold |= gold == pad
+    own = own_previous_tokens(predictions, gold)
+    fed, kept = mix_decoder_inputs(gold, own, coins, pad)
+    return [compare("x̃ (pass 2's inputs)", expected, fed, tol=0),
+            compare("where the gold input is fed", expected_gold, kept, tol=0)]

@@ -82,10 +82,13 @@ from ...training import TrainConfig, evaluate, forward_loss
 from ..kit import stored
 from ..kit.stored import Stopwatch, provenance, write_results
 
-__all__ = ["RESULTS_PATH", "CHECKPOINT_PATH", "N_PAIRS", "SEEDS", "downstream_task", "held_out",
-           "pretrain_config", "finetune_config", "pretrain_checkpoint", "pretrained_model", "fresh_model",
-           "fingerprint", "generate", "run_finetune", "sweep_runs", "load_results", "sample_efficiency_table", "summary",
-           "history", "early_stopping_picks", "lr_table", "compare_with_stored", "loss_on", "main"]
+__all__ = ["RESULTS_PATH", "CHECKPOINT_PATH", "OBJECTIVE", "PRETRAIN_STEPS", "PRETRAIN_SEED", "PROBE_STEP",
+           "N_PAIRS", "SEEDS", "STEPS", "BATCH", "LR", "WARMUP", "EVAL_SIZE", "HISTORY_EVERY", "OVERFIT_PAIRS",
+           "OVERFIT_STEPS", "OVERFIT_EVERY", "LR_GRID", "LIVE", "LIVE_SCRATCH", "downstream_task", "held_out",
+           "pretrain_config", "finetune_config", "pretraining_task", "pretrain_checkpoint", "pretrained_model",
+           "checkpoint_record", "fresh_model", "fingerprint", "generate", "run_finetune", "sweep_runs", "load_results",
+           "sample_efficiency_table", "summary", "gaps", "history", "early_stopping_picks", "early_stopping_table",
+           "lr_table", "compare_with_stored", "loss_on", "main"]
 
 RESULTS_DIR = Path(__file__).resolve().with_name("results")
 RESULTS_PATH = RESULTS_DIR / "sweep.json"
@@ -405,6 +408,20 @@ def summary(results: dict | None = None, field: str = "exact_match") -> dict:
     return {k: (float(np.mean(v)), float(np.min(v)), float(np.max(v)), len(v)) for k, v in sorted(out.items())}
 
 
+def gaps(results: dict | None = None, field: str = "exact_match") -> dict:
+    """``{n_pairs: (mean, min, max)}`` over seeds of the paired difference pretrained minus
+    scratch in ``field`` (both runs of a seed fine-tune on the same pairs, in the same order,
+    and are scored on the same held-out pairs)."""
+    rows = sample_efficiency_table(results)
+    out = {}
+    for n in sorted({r["n_pairs"] for r in rows}):
+        by_seed = {(r["objective"], r["seed"]): r[field] for r in rows if r["n_pairs"] == n}
+        diffs = [by_seed[("bart", s)] - by_seed[("scratch", s)] for (o, s) in sorted(by_seed) if o == "bart"
+                 and ("scratch", s) in by_seed]
+        out[n] = (float(np.mean(diffs)), float(np.min(diffs)), float(np.max(diffs)))
+    return out
+
+
 def history(results: dict | None = None, group: str = "sample_efficiency", init: str = "bart",
             n_pairs: int | None = None, seed: int = 0, freeze_encoder: bool = False) -> dict:
     """One stored run's evaluations as arrays: ``step``, ``teacher_forced_loss``,
@@ -428,6 +445,30 @@ def early_stopping_picks(h: dict) -> dict:
     pick = lambda i: {"step": int(h["step"][i]), "teacher_forced_loss": float(h["teacher_forced_loss"][i]),  # noqa: E731
                       "exact_match": float(h["free_running_exact_match"][i])}
     return {"teacher_forced_loss": pick(i_loss), "exact_match": pick(i_em)}
+
+
+def early_stopping_table(results: dict | None = None) -> list[dict]:
+    """For every stored run on 100 pairs that evaluated along the way (pretrained, encoder
+    frozen, from scratch; every seed): the two picks of :func:`early_stopping_picks`, how many
+    evaluations tie at the exact match's maximum, the difference between the picks' exact
+    matches in sentences of the :data:`EVAL_SIZE` held-out pairs (exact-match pick minus loss
+    pick), and the spread of the exact match (in sentences) over the evaluations from the
+    loss's pick on: how much it moves from one evaluation to the next without any pick."""
+    rows = []
+    for label, which in (("pretrained", dict(init="bart")), ("encoder frozen", dict(group="frozen", freeze_encoder=True)),
+                         ("from scratch", dict(init="scratch"))):
+        for seed in SEEDS:
+            h = history(results, seed=seed, **which)
+            picks = early_stopping_picks(h)
+            em = h["free_running_exact_match"]
+            i_loss = int(np.argmin(h["teacher_forced_loss"]))
+            sentences = np.rint(em * EVAL_SIZE).astype(int)  # (evaluations,)
+            rows.append({"run": label, "seed": seed, **{f"{k}_pick": v for k, v in picks.items()},
+                         "ties_at_max": int((sentences == sentences.max()).sum()),
+                         "difference_sentences": int(sentences.max() - sentences[i_loss]),
+                         "spread_after_loss_pick": int(np.ptp(sentences[i_loss:])),
+                         "evaluations": len(em)})
+    return rows
 
 
 def lr_table(results: dict | None = None) -> list[dict]:

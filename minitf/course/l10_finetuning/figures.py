@@ -9,7 +9,7 @@ so they are deterministic and cost no training:
   trained from scratch; mean over the seeds, the band from the lowest to the highest seed;
 * ``l10_tf_loss_vs_free_running`` (section 4): one fine-tuning run's teacher-forced validation
   loss and free-running exact match at each evaluation, and the checkpoint early stopping on
-  each would keep.
+  each would keep; both axes start at 0.
 
 Every number drawn is a free-running one or a teacher-forced one, so lines take the key's
 ``free_running`` and ``teacher_forced`` colours; what differs between the curves of the first
@@ -92,9 +92,9 @@ def tf_loss_vs_free_running(seed: int = 0):
     tf, fr, ink = KEY["teacher_forced"], KEY["free_running"], NEUTRAL["ink"]
     steps = h["step"]
     fig = new_figure(11.0, 5.4)
-    panels = [(fig.add_axes((0.075, 0.13, 0.39, 0.68)), h["teacher_forced_loss"], tf,
+    panels = [(fig.add_axes((0.075, 0.13, 0.39, 0.62)), h["teacher_forced_loss"], tf,
                "teacher-forced validation loss", "teacher_forced_loss"),
-              (fig.add_axes((0.59, 0.13, 0.39, 0.68)), 100 * h["free_running_exact_match"], fr,
+              (fig.add_axes((0.59, 0.13, 0.39, 0.62)), 100 * h["free_running_exact_match"], fr,
                "free-running exact match (%)", "exact_match")]
     pick_style = {"teacher_forced_loss": (tf, "-", "min loss"), "exact_match": (fr, "--", "max exact match")}
     for ax, y, meaning, ylabel, _ in panels:
@@ -108,19 +108,27 @@ def tf_loss_vs_free_running(seed: int = 0):
         ax.grid(True, axis="y")
         slide_axes(ax, PT)
     panels[1][0].set_ylim(0, 100)
-    loss = h["teacher_forced_loss"]
-    panels[0][0].set_ylim(loss.min() - 0.15 * np.ptp(loss), loss.max() + 0.1 * np.ptp(loss))
+    # both axes start at 0: a loss axis cut to its own range would blow a rise of a few
+    # hundredths up to the height of the exact-match panel's 0-100 %
+    panels[0][0].set_ylim(0, 1.15 * h["teacher_forced_loss"].max())
     for ax, _, _, _, which in panels:
         p = picks[which]
         value = f"{p['teacher_forced_loss']:.3f}" if which == "teacher_forced_loss" else f"{100 * p['exact_match']:.1f}%"
         y = p["teacher_forced_loss"] if which == "teacher_forced_loss" else 100 * p["exact_match"]
         ax.annotate(f"{'min' if which == 'teacher_forced_loss' else 'max'}: {value}\nat step {p['step']}",
-                    (p["step"], y), xytext=(30, 22 if which == "exact_match" else 70), textcoords="offset points",
+                    (p["step"], y), xytext=(30, 22 if which == "exact_match" else -70), textcoords="offset points",
                     fontsize=PT, color=ink, arrowprops={"arrowstyle": "-", "color": ink, "linewidth": 1.0})
     lo, em = picks["teacher_forced_loss"], picks["exact_match"]
-    fig.text(0.01, 0.985, "Early stopping on the loss or on the output: two different checkpoints",
+    n = l10.EVAL_SIZE
+    apart = round((em["exact_match"] - lo["exact_match"]) * n)
+    fig.text(0.01, 0.985, "Early stopping on the loss or on the output: checkpoints "
+             + (f"{apart} sentence{'' if apart == 1 else 's'} of {n} apart" if apart else "the same"),
              fontsize=TITLE_PT, fontweight="bold", va="top")
+    em_sentences = np.rint(h["free_running_exact_match"] * n)
+    ties = int((em_sentences == em_sentences.max()).sum())
     fig.text(0.01, 0.925, f"pretrained, {l10.N_PAIRS[0]} pairs, seed {seed}; solid: stop on the loss (step "
-             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%); dashed: stop on exact match (step {em['step']})",
-             fontsize=PT, va="top")
+             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%);\ndashed: stop on exact match (step "
+             f"{em['step']}, {100 * em['exact_match']:.1f}%"
+             + (f", the first of {ties} evaluations tied at the maximum)" if ties > 1 else ")"),
+             fontsize=PT, va="top", linespacing=1.3)
     return fig

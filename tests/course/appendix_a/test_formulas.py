@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import re
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,9 @@ REQUIRED = {
     "the KV caches": ["kv-cache"],
     "temperature, top-k, top-p": ["temperature", "top-k", "top-p"],
     "beam length normalisation": ["length-normalization"],
+    "the pointer-generator: p_gen and the mixture": ["pointer-generator"],
+    "coverage: the vector, the loss, GNMT's penalty": ["coverage", "coverage-loss", "coverage-penalty"],
+    "scheduled sampling's input mixing (two passes)": ["scheduled-sampling-mix"],
     "LSTM, GRU and BPTT": ["rnn-cell", "lstm-cell", "gru-cell", "lstm-backward", "bptt", "bptt-padding"],
     "additive attention (Bahdanau)": ["additive-attention"],
     "scheduled-sampling decays": ["scheduled-sampling-decay"],
@@ -133,3 +137,16 @@ def test_a_nan_never_passes():
     assert not compare("x", np.array([1.0, -np.inf]), np.array([1.0, 0.0])).ok
     assert compare("x", np.array([1.0, -np.inf]), np.array([1.0, -np.inf])).ok  # a filtered logit on both sides
     assert not compare("x", np.zeros(3), np.zeros(4)).ok
+
+
+def test_an_aligned_block_starting_with_a_bracket_keeps_its_first_line():
+    """MathJax reads ``[...]`` right after ``\\begin{aligned}`` as the environment's optional
+    position argument and drops it: the LSTM formula's ``[a_i, a_f, a_g, a_o] = ...`` lost its
+    left-hand side.  The generator puts an empty group in front of such a bracket, and leaves an
+    option written on the ``\\begin`` line alone."""
+    md = notebook.formula_markdown(formulas.get("lstm-cell"))
+    assert "\\begin{aligned}{}\n[a_i" in md
+    for f in formulas.FORMULAS:
+        shown = notebook.display_latex(f.latex)
+        assert re.search(r"\\begin\{(aligned|gathered|split)\}\s*\n\s*\[", shown) is None, f.id
+    assert notebook.display_latex("\\begin{aligned}[t] x \\end{aligned}") == "\\begin{aligned}[t] x \\end{aligned}"

@@ -20,7 +20,9 @@ def test_parameter_counts_match_lesson6_formulas_and_the_models():
     # the decoder-only formula also holds untied, with learned positions
     cfg = ab.model_config("decoder-only").replace(tie_output=False, positional="learned")
     from minitf.models import DecoderOnly
-    assert ab._decoder_only_parameters(cfg) == DecoderOnly(cfg).num_parameters()
+    from minitf.course.appendix_b_architectures.experiments import _decoder_only_parameters
+
+    assert _decoder_only_parameters(cfg) == DecoderOnly(cfg).num_parameters()
 
 
 def _live_transformer_flops(model, cache, name):
@@ -127,3 +129,14 @@ def test_format_table_marks_what_does_not_apply():
                cache_bytes_per_token=None, cache_fixed_bytes=None, step_seconds=None, quality=0.1)
     text = ab.format_table([row])
     assert text.splitlines()[-1].count("n/a") == 5
+
+
+def test_the_table_shows_the_step_times_it_is_given():
+    """The notebook measures each generator's step once (section 3) and the table of section 5
+    shows those numbers, not a second, different timing of the same thing."""
+    with pytest.raises(ValueError, match="missing"):
+        ab.comparison_table(step_seconds={"encoder-decoder": 1e-3})
+    given = {name: 1e-3 * (i + 1) for i, name in enumerate(ab.GENERATORS)}
+    rows = ab.comparison_table(step_seconds=given)
+    assert {r["architecture"]: r["step_seconds"] for r in rows} == {**given, "encoder-only": None}
+    assert " 1.00" in ab.format_table(rows) and " 3.00" in ab.format_table(rows)

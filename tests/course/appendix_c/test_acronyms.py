@@ -10,7 +10,8 @@ last letter is a lower-case plural "s" after a capital loses it (``FLOPs`` -> ``
 
 * it has at least two capital letters, and capitals are at least half of its letters: ``RNN``,
   ``GELU``, ``KV``, ``ReLU``, ``NaN``, ``ALiBi`` are; CamelCase names (``LayerNorm``, ``NumPy``,
-  ``AdamW``, ``PyTorch``) and single letters are not;
+  ``AdamW``, ``PyTorch``) and single letters are not; or it is capitals and digits, starting with
+  a capital (a name made of initials and a number: ``T5``, ``C4``);
 * it has no underscore (an identifier: ``W_U``, ``H_enc``, ``MASK_VALUE``) and does not start with
   a digit (a coefficient: ``4D``, ``2DF``, ``12BTD``);
 * it is not written only in the course's shape letters B S T D H F V L (a product of dimensions:
@@ -71,7 +72,9 @@ def words(text: str) -> list[str]:
 def is_acronym(word: str) -> bool:
     letters = [c for c in word if c.isalpha()]
     capitals = sum(c.isupper() for c in letters)
-    return (capitals >= 2 and 2 * capitals >= len(letters) and "_" not in word and not word[0].isdigit()
+    initials = capitals >= 2 and 2 * capitals >= len(letters)
+    with_number = bool(letters) and capitals == len(letters) and any(c.isdigit() for c in word)  # T5, C4
+    return ((initials or with_number) and "_" not in word and not word[0].isdigit()
             and not set(word) <= SHAPE_LETTERS and word not in ALLOWLIST)
 
 
@@ -173,7 +176,7 @@ def test_each_acronym_is_introduced_where_the_table_says(rows):
     ("RNN", True), ("GELU", True), ("KV", True), ("LN", True), ("ReLU", True), ("NaN", True), ("ALiBi", True),
     ("LayerNorm", False), ("NumPy", False), ("AdamW", False), ("W_U", False), ("H_enc", False), ("Dh", False),
     ("MASK_VALUE", False), ("4D", False), ("2DF", False), ("BHS", False), ("BT", False), ("Q", False),
-    ("T5", False), ("CONFIG", False),
+    ("T5", True), ("C4", True), ("W_1", False), ("x4", False), ("CONFIG", False),
 ])
 def test_what_counts_as_an_acronym(word, expected):
     assert is_acronym(word) is expected

@@ -38,6 +38,14 @@ CLASSIC_MISTAKES = [
     ("hw01_attention_no_tanh_derivative", 5, "the tanh derivative is missing"),
     ("hw01_attention_no_key_gradient", 5, "the gradient to the keys is missing"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw01_concat_h0_float64", 3, 'h0: expected dtype float32'),
+    ("hw01_ss_bos_hardcoded", 4, 'step 0 reads the bos_id given'),
+    ("hw01_attention_squeezed_scores", 5, 'your code raised ValueError'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])
@@ -113,20 +121,20 @@ def test_reference_passes_every_check_on_many_shapes():
         rng = np.random.default_rng(seed)
         B, T, S, D, H, He, A = (int(n) for n in rng.integers(1, 6, size=7))
         # 1.1
-        p = task1.make_problem(seed, B=B, D=D, H=H)
+        p = task1.make_problem(seed, B=B, D=D, Dr=H)
         task1.check_forward(ref["lstm_step_forward"](*p.args()), p)
         dh, dc = task1.upstream(p, seed)
         g = ref["lstm_step_backward"](dh, dc, *p.args())
         task1.check_backward(g, task1.minitf_backward(p, dh, dc), p, dh, dc, tuple(task1.GRAD_HINTS))
         # 1.2
         lengths = rng.integers(1, T + 1, size=B)
-        p = task2.make_problem(seed, B=B, T=T, D=D, H=H, lengths=list(lengths))
+        p = task2.make_problem(seed, B=B, T=T, D=D, Dr=H, lengths=list(lengths))
         task2.check_forward(ref["rnn_forward"](*p.args()), p)
         do, dfin = task2.upstream(p, seed)
         g = ref["rnn_backward"](do, dfin, *p.args())
         task2.check_backward(g, task2.minitf_backward(p, do, dfin), p, do, dfin, tuple(task2.GRAD_HINTS))
         # 1.3
-        p = task3.make_problem(seed, B=B, T=T, E=D, He=He, H=H, L=int(rng.integers(1, 4)))
+        p = task3.make_problem(seed, B=B, T=T, E=D, De=He, Dr=H, L=int(rng.integers(1, 4)))
         for conditioning in task3.MODES:
             task3.check_forward(ref["condition_decoder"](*p.args(conditioning)), p, conditioning)
             dh0, dX = task3.upstream(p, conditioning, seed)
@@ -180,7 +188,7 @@ def test_each_mistake_is_recognised_on_many_problems():
             g = task2.rnn_variant(p, do, dfin, **kw)[2]
             caught(phrase, task2.check_backward, g, e, p, do, dfin, keys)
         # 1.3
-        p = task3.make_problem(seed, He=4, H=4, L=2)
+        p = task3.make_problem(seed, De=4, Dr=4, L=2)
         h0, X, _ = task3.conditioning_variant(p, "init", transposed=True)
         caught("the bridge weights were transposed", task3.check_forward, (h0, X), p, "init")
         for conditioning, kw, phrase in [

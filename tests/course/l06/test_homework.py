@@ -65,7 +65,7 @@ def test_calling_minitf_gets_no_credit_for_that_task(submission_file):
     result = graded(submission_file("hw06_calls_minitf"), tasks=[1, 2, 3, 4])
     t1, t2, t3, t4 = (task_result(result, k) for k in (1, 2, 3, 4))
     assert t4.status == "no credit" and t4.score == 0, (t4.status, t4.message)
-    assert "lesson06.forward_flops" in t4.message, t4.message  # in the source
+    assert "l06_encoder_decoder.forward_flops" in t4.message, t4.message  # in the source
     for t in (t1, t2, t3):
         expect_minitf_refused(t)
         assert "minitf is not available" in t.message, t.message
@@ -83,7 +83,7 @@ def test_reference_passes_every_check_on_many_configurations():
         task2.check_parameter_count(ref["parameter_count"](args[0]), problem.config)
         task3.check_memory(ref["activation_bytes"](*args), problem)
         task4.check_forward_flops(ref["forward_flops"](*args), problem)
-        assert ref["training_flops"](*args)["backward"] == lesson06.backward_flops(*problem)["total"]
+        assert ref["training_flops"](*args)["backward"] == l06_encoder_decoder.backward_flops(*problem)["total"]
 
 
 def test_the_graders_numbers_are_lesson6s():
@@ -93,12 +93,12 @@ def test_the_graders_numbers_are_lesson6s():
         problem = common.draw_problem(2000 + seed)
         c = problem.config
         parts = common.minitf_parameters(c)
-        formula = lesson06.parameter_formula(c)
+        formula = l06_encoder_decoder.parameter_formula(c)
         assert parts["total"] == formula["total"]
         assert parts["W_U"] == formula["output head"] and parts["positions"] == formula["positions"]
-        assert common.minitf_activation_bytes(problem) == lesson06.activation_formula(*problem)
+        assert common.minitf_activation_bytes(problem) == l06_encoder_decoder.activation_formula(*problem)
         model, src, tgt, _, cache = common.live_forward(problem)
-        counted = lesson06.counted_flops(model, cache)
+        counted = l06_encoder_decoder.counted_flops(model, cache)
         assert common.minitf_forward_flops(problem) == {k: counted[k] for k in ("encoder", "decoder", "head", "total")}
 
 

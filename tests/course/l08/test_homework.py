@@ -39,6 +39,16 @@ CLASSIC_MISTAKES = [
     ("hw08_cross_attention_one_block", 4, "share alone"),
     ("hw08_free_running_teacher_forced", 5, "fed the true prefix"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one
+CONTRACT_MISTAKES = [
+    ("hw08_loss_ignore_index_hardcoded", 3, "read the ignore_index argument"),
+    ("hw08_encoder_gradient_float64_sum", 4, "expected dtype float32"),
+    ("hw08_decode_pads_with_zero", 5, "model.config.pad_id"),
+    ("hw08_decode_eos_hardcoded", 5, "stop a row at the eos_id given"),
+    ("hw08_decode_start_hardcoded", 5, "start from the start_id given"),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

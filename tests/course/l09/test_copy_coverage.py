@@ -1,6 +1,7 @@
 """Tests for Lesson 9 section 5 (minitf/course/l09_inference/copy_coverage.py, minitf/data/copy_task.py and the
 figures l09_copy_mixture, l09_coverage): the metrics on hand-made outputs, the task's vocabulary
-layout, the stored sweep against a live re-run of two of its runs, and what the figures draw."""
+layout, the stored sweep and stored weights against a live re-run of two of its runs, and what
+the figures draw."""
 from __future__ import annotations
 
 import numpy as np
@@ -139,10 +140,47 @@ def test_results_file_holds_every_variant_and_seed(results, task):
 
 
 @pytest.mark.parametrize("variant", ["copy", "copy+coverage"])
-def test_a_live_run_reproduces_the_stored_numbers(variant, results):
-    run = lc.copy_run(variant, 0)
+def test_a_live_run_reproduces_the_stored_numbers_and_weights(variant, results):
+    run = lc.copy_run(variant, 0)  # trained here
     assert lc.compare_with_stored(variant, 0, run.numbers, results).matches
     assert run.losses[-20:].mean() == pytest.approx(results["runs"][variant]["0"]["final_loss"], abs=1e-6)
+    stored = lc.stored_copy_run(variant)  # what the notebook and the figures show
+    assert stored.losses is None and stored.seed == lc.CHECKPOINT_SEED == 0
+    assert lc.weight_difference(run.model, stored.model) <= 1e-9  # the same training gives the stored weights
+    assert lc.compare_with_stored(variant, 0, stored.numbers, results).matches
+
+
+def test_stored_weights_exist_only_for_the_pointer_generators():
+    for variant in ("copy", "copy+coverage"):
+        assert lc.checkpoint_path(variant).exists()
+    with pytest.raises(ValueError, match="variant"):
+        lc.checkpoint_path("plain")
+
+
+def test_repetition_counts_against_the_target_the_model_was_trained_to_write(task):
+    """The plain model must write <unk> for a name outside its vocabulary: one <unk> per such name
+    is its target, not a repetition; an <unk> where the name has an output row is one."""
+    unk, V = task.tokenizer.unk_id, task.tgt_vocab_size
+    inside = next(i for i in range(V) if task.is_name(i))  # a name with an output row
+    outside_a, outside_b = V, V + 1  # two source-only names
+    verb = next(i for i in range(5, V) if not task.is_name(i))
+    ref = [outside_a, verb, outside_b, verb, inside]
+    writable = task.output_ids(ref).tolist()
+    assert writable == [unk, verb, unk, verb, inside]
+    out_ok = [unk, verb, unk, verb, inside]  # <unk> for the two outside names: no repetition
+    out_bad = [unk, verb, unk, verb, unk]  # an <unk> where `inside` belongs: one repeat
+    for out, rep in ((out_ok, 0.0), (out_bad, 1 / 5)):
+        o = lc.Outputs([out], [ref], [[outside_a, outside_b, inside]], [writable], unk)
+        numbers = lc.score_outputs(task, o)
+        assert numbers["repetition_1"] == pytest.approx(rep)
+        assert numbers["unk"] == pytest.approx(out.count(unk) / 5)
+    # a pointer-generator's target is the reference itself
+    model = lc.build_model("copy", lc.copy_model_config(task))
+    pairs = lc.eval_sets(task, size=3)["unseen"]
+    o = lc.decode_outputs(model, task, pairs)
+    assert o.writable == o.references
+    plain = lc.decode_outputs(lc.build_model("plain", lc.copy_model_config(task)), task, pairs)
+    assert plain.writable == [task.output_ids(r).tolist() for r in plain.references] != plain.references
 
 
 def test_what_the_notebook_claims_holds_for_every_seed(results):
@@ -154,11 +192,30 @@ def test_what_the_notebook_claims_holds_for_every_seed(results):
             assert runs[v][seed]["long"]["omission"] > runs[v][seed]["unseen"]["omission"]
     mean, lo, hi = lc.seed_summary(results, "copy", "unseen", "unseen_accuracy")
     assert lo <= mean <= hi
+    for seed in map(str, lc.SEEDS):  # the plain model's <unk>s: one per name is its target
+        for key in ("unseen", "long"):
+            assert runs["plain"][seed][key]["repetition_1"] < 0.001 and runs["plain"][seed][key]["unk"] > 0.5
+        assert runs["plain"][seed]["seen"]["repetition_1"] > 0.1  # <unk> where a vocabulary name belongs
+        for v in ("copy", "copy+coverage"):
+            assert all(runs[v][seed][key]["unk"] == 0.0 for key in ("seen", "unseen", "long"))
+
+
+def test_the_last_two_events_names_are_hardly_attended_to_but_one_is():
+    """The notebook's reading of the coverage figure: with coverage, three of the four names of
+    the long report's last two events end below 0.2, the fourth (nimu) at about 0.74, unwritten."""
+    run = lc.stored_copy_run("copy+coverage")
+    pair = lc.eval_sets(run.task)["long"][0]
+    ex = lc.copy_example(run, pair)
+    names = np.flatnonzero(run.task.is_name(np.array([run.task.tokenizer.encode(w)[0] for w in ex.source])))
+    last_four = names[-4:]
+    final = ex.coverage[-1, last_four]
+    assert sorted(np.round(final, 2))[:3] == [0.01, 0.02, 0.14] and round(float(final.max()), 2) == 0.74
+    assert not set(ex.source[i] for i in last_four) & set(ex.output)
 
 
 # ---- one example, closely ---------------------------------------------------------------------------
 def test_copy_example_is_the_mixture_of_its_parts():
-    run = lc.copy_run("copy+coverage", 0)
+    run = lc.stored_copy_run("copy+coverage")
     index, pair = lc.figure_pair(run.task)
     assert pair == lc.eval_sets(run.task)["unseen"][index] and pair[1].count(";") == run.task.min_events - 1
     ex = lc.copy_example(run, pair)
@@ -192,7 +249,7 @@ def _texts(fig):
 
 def test_copy_mixture_figure_draws_the_example():
     fig = registry.get("l09_copy_mixture").make(seed=0)
-    ex = lc.copy_example(lc.copy_run("copy+coverage", 0), lc.figure_pair()[1])
+    ex = lc.copy_example(lc.stored_copy_run("copy+coverage"), lc.figure_pair()[1])
     shown = _texts(fig)
     for p in ex.p_gen:  # one p_gen label per output token
         assert f"{p:.2f}" in shown
@@ -207,7 +264,7 @@ def test_coverage_figure_draws_both_models_coverage_of_the_names():
     images = [ax.images[0].get_array() for ax in fig.axes if ax.images]
     assert len(images) == 2
     for img, variant in zip(images, ("copy", "copy+coverage")):
-        ex = lc.copy_example(lc.copy_run(variant, 0), pair)
+        ex = lc.copy_example(lc.stored_copy_run(variant), pair)
         names = task.is_name(np.array([task.tokenizer.encode(w)[0] for w in ex.source]))
         assert img.shape == (len(ex.output), 2 * lc.LONG_EVENTS)
         np.testing.assert_allclose(img, ex.coverage[1:][:, names])

@@ -54,6 +54,20 @@ def test_a_live_rerun_matches_the_stored_run(results, variant, seed):
     assert match.matches, match
 
 
+@pytest.mark.parametrize("variant, seed", l9e.STORED_MODELS)
+def test_stored_weights_are_what_training_gives_and_give_the_stored_numbers(results, variant, seed):
+    """The notebook shows these runs from their stored weights, without training: the weights
+    must be the training's, and evaluated they must give the results file's numbers."""
+    stored = l9e.stored_model_run(variant, seed)
+    assert stored.history is None
+    assert stored.cpu_seconds == results["runs"][variant][str(seed)]["cpu_seconds"]
+    match = l9e.compare_with_stored(stored, results)
+    assert match.matches and set(match.differences) == {"errors"}, match
+    assert l9e.weight_difference(stored.model, l9e.run_variant(variant, seed).model) <= 1e-9
+    with pytest.raises(ValueError, match="stored"):
+        l9e.checkpoint_path(variant, seed + 1)
+
+
 def test_seed_table_pairs_each_seed_with_the_baseline(results):
     table = l9e.seed_table(results)
     values, diffs = table["teacher_forcing"]

@@ -27,6 +27,13 @@ CLASSIC_MISTAKES = [
     ("hw09_ss_replaces_start_token", 5, "the start token is always kept"),
     ("hw09_ss_replaces_padding", 5, "padding stays padding"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw09_beam_eos_hardcoded", 2, 'a candidate finishes when its token is the eos_id given'),
+    ("hw09_mix_pad_hardcoded", 5, 'padding is where decoder_input_ids equals the pad_id given'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

@@ -167,3 +167,36 @@ def test_figures_render_from_the_stored_sweep():
         fig = draw()
         w, h = fig.get_size_inches()
         assert w <= 11.8 and h / w <= 9 / 16 + 1e-9
+
+
+def test_gaps_are_paired_by_seed(results):
+    rows = l10.sample_efficiency_table(results)
+    gaps = l10.gaps(results)
+    for n in l10.N_PAIRS:
+        d = [a["exact_match"] - b["exact_match"] for a in rows for b in rows if a["n_pairs"] == b["n_pairs"] == n
+             and a["seed"] == b["seed"] and a["objective"] == "bart" and b["objective"] == "scratch"]
+        assert len(d) == len(l10.SEEDS) and gaps[n] == pytest.approx((np.mean(d), min(d), max(d)))
+    # what the notebook says: the exact-match gap is largest at 300 pairs, the token-accuracy gap shrinks
+    em, tok = {n: g[0] for n, g in gaps.items()}, {n: g[0] for n, g in l10.gaps(results, "token_accuracy").items()}
+    assert max(em, key=em.get) == 300 and [round(100 * em[n], 1) for n in l10.N_PAIRS] == [43.0, 52.7, 46.2]
+    assert tok[100] > tok[300] > tok[1000]
+
+
+def test_early_stopping_table_counts_ties_and_differences_in_sentences(results):
+    rows = l10.early_stopping_table(results)
+    assert len(rows) == 3 * len(l10.SEEDS)
+    for r in rows:
+        h_em = r["exact_match_pick"]["exact_match"] * l10.EVAL_SIZE
+        assert r["difference_sentences"] == round(h_em - r["teacher_forced_loss_pick"]["exact_match"] * l10.EVAL_SIZE)
+        assert r["difference_sentences"] >= 0 and 1 <= r["ties_at_max"] <= r["evaluations"]
+    # the notebook's reading: differences of 0 to 4 sentences, ties at the maximum in five of the nine runs
+    assert sorted(r["difference_sentences"] for r in rows) == [0, 0, 0, 1, 2, 2, 2, 2, 4]
+    assert sum(r["ties_at_max"] > 1 for r in rows) == 5 and max(r["ties_at_max"] for r in rows) == 7
+
+
+def test_the_loss_panel_starts_at_zero():
+    from minitf.course.l10_finetuning.figures import tf_loss_vs_free_running
+
+    fig = tf_loss_vs_free_running()
+    loss_ax, em_ax = fig.axes[:2]
+    assert loss_ax.get_ylim()[0] == 0 and em_ax.get_ylim() == (0, 100)

@@ -35,6 +35,15 @@ CLASSIC_MISTAKES = [
     ("hw10_es_keeps_last", 3, "the last checkpoint was kept, not the best"),
     ("hw10_es_no_reset", 3, "was not reset at an improvement"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw10_tf_start_hardcoded", 1, "the decoder's first input is the start_id given"),
+    ("hw10_fr_start_hardcoded", 2, 'step 0 feeds the start_id given'),
+    ("hw10_fr_eos_hardcoded", 2, 'a row ends at the eos_id given'),
+    ("hw10_fr_pad_hardcoded", 2, 'gets the pad_id given'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

@@ -10,8 +10,10 @@ Each module imports only the ones listed before it:
 * :mod:`minitf.course.kit.figures.draw` -- small drawing helpers (a figure, a token cell, a box of text).
 * :mod:`minitf.course.kit.figures.render` -- ``save`` / ``render_figure`` with byte-identical output;
   ``show`` displays a figure in a notebook.
-* :mod:`minitf.course.kit.figures.key_figure` -- the key drawn as a figure; ``lessonNN.py`` and
-  ``appendix_b.py`` -- each lesson's figures.
+* :mod:`minitf.course.kit.figures.compare` -- whether two files of a figure show the same picture,
+  within a tolerance (the test of the committed ``figures/``).
+* :mod:`minitf.course.kit.figures.key_figure` -- the key drawn as a figure; each lesson folder's
+  ``figures*.py`` (and an appendix's ``figures.py``) -- its figures.
 
 ``minitf figures`` regenerates them all into ``figures/``.  Importing this package does not
 import matplotlib; drawing does.

@@ -5,7 +5,10 @@
 * PNG: no ``Software`` entry (PNG from Agg has no timestamp to begin with).
 * PDF: no ``CreationDate``, no ``Creator``/``Producer`` version strings.
 
-So regenerating the figures changes a file in ``git diff`` only when the picture changed.
+So regenerating the figures on one machine changes a file in ``git diff`` only when the
+picture changed.  On another machine a figure drawn from a training run can differ in the last
+digits of its coordinates (float64 sums in another BLAS build or CPU kernel), so whether
+``figures/`` is current is decided by :mod:`.compare`, within a tolerance, not by the bytes.
 Everything runs on the Agg canvas, never through pyplot.
 """
 from __future__ import annotations

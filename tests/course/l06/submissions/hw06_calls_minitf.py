@@ -18,4 +18,4 @@ def parameter_count(config):
 
 
 def forward_flops(config, B, S, T):
-    return lesson06.forward_flops(ModelConfig(**config), B, S, T)
+    return l06_encoder_decoder.forward_flops(ModelConfig(**config), B, S, T)

@@ -201,14 +201,16 @@ def test_condition_decoder_square_bridge(submission, homework_seed):
 
 @task3
 def test_condition_decoder_init_concat_both(submission, homework_seed):
-    """De != Dr, and float32 for one mode."""
+    """De != Dr, and float32 in every mode."""
     condition_decoder = submission.function("condition_decoder")
     (B, T, E, De, Dr), = shapes(homework_seed, [(3, 5, 2, 6, 3)], B=(1, 5), T=(1, 6), E=(1, 5), De=(1, 6), Dr=(1, 6))
     problem = make_problem(homework_seed + 210, B=B, T=T, E=E, De=De, Dr=Dr)
     for conditioning in MODES:
         check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem, conditioning)
     problem = make_problem(homework_seed + 211, B=2, T=3, E=2, De=3, Dr=5, dtype=np.float32)
-    check_forward(call(condition_decoder, *problem.args("both"), names=FORWARD_ARGS, why=READ_ONLY), problem, "both")
+    for conditioning in MODES:  # float32 in every mode: h0 and X keep h_enc's dtype
+        check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem,
+                      conditioning)
 
 
 def backward(fn, problem: Problem, conditioning: str, seed: int):

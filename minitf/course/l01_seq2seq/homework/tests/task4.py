@@ -173,6 +173,24 @@ def test_scheduled_sampling_inputs_at_the_ends(submission, homework_seed):
         check_inputs(call(scheduled_sampling_inputs, *run.args(), names=INPUT_ARGS, why=READ_ONLY), run)
 
 
+@task4
+def test_scheduled_sampling_inputs_with_another_start_token(submission, homework_seed):
+    """``bos_id`` at another value than the tiny model's <bos> (1): step 0 reads the token given; a
+    batch of one row too."""
+    scheduled_sampling_inputs = submission.function("scheduled_sampling_inputs")
+    for k, (B, bos_id) in enumerate(((3, 7), (1, 0))):
+        run = discriminating_run(homework_seed + 330 + k, 0.5, B=B, T=6)
+        args = run.args()[:-1] + (bos_id,)
+        fed, gold = pair(call(scheduled_sampling_inputs, *args, names=INPUT_ARGS, why=READ_ONLY),
+                         "scheduled_sampling_inputs", "(fed, gold)")
+        expected = run.fed.copy()
+        expected[:, 0] = bos_id
+        expect_equal_ids(f"fed (bos_id={bos_id}, B={B})", as_array("fed", fed, shape=expected.shape, kind="i"),
+                         expected, hint=f"step 0 reads the bos_id given ({bos_id}), not a constant; the other steps "
+                                        f"as before")
+        expect_equal_ids("gold", as_array("gold", gold, shape=expected.shape), run.gold)
+
+
 def minitf_embedding_gradient(fed: np.ndarray, dX: np.ndarray) -> np.ndarray:
     emb = Embedding(V, E, rng=np.random.default_rng(0), dtype=np.float64)
     emb.zero_grad()

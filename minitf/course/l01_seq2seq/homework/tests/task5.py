@@ -69,7 +69,7 @@ def make_problem(seed: int, *, B=3, S=5, Hq=4, He=6, A=3, lengths=None, dtype=np
     s = rng.normal(size=(B, Hq)).astype(dtype)
     H_enc = rng.normal(size=(B, S, He)).astype(dtype)
     if lengths is None:
-        lengths = [S, 1] + list(rng.integers(1, S + 1, size=B - 2))
+        lengths = [S, 1] + list(rng.integers(1, S + 1, size=max(B - 2, 0)))  # B = 1: the full source alone
     lengths = np.asarray(lengths[:B], dtype=np.int64)
     mask = np.where(np.arange(S)[None, :] < lengths[:, None], 0.0, MASK_VALUE).astype(dtype)  # (B, S)
     return Problem(s, H_enc, params, mask, lengths)
@@ -182,9 +182,11 @@ def check_forward(out, problem: Problem) -> None:
 
 @task5
 def test_additive_attention_forward(submission, homework_seed):
-    """context and a in float64, on two shapes, every source padded but the first."""
+    """context and a in float64, on four shapes, every source padded but the first: a batch of one
+    row, and sources of one position."""
     additive_attention_forward = submission.function("additive_attention_forward")
-    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)], B=(1, 5), S=(1, 6),
+    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5), (1, 4, 3, 2, 2),
+                                                                 (3, 1, 2, 3, 4)], B=(1, 5), S=(1, 6),
                                                  Hq=(1, 5), He=(1, 6), A=(1, 5))):
         problem = make_problem(homework_seed + 400 + k, B=B, S=S, Hq=Hq, He=He, A=A)
         check_forward(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
@@ -247,9 +249,10 @@ def check_backward(g, e, problem, dcontext, keys) -> None:
 
 @task5
 def test_additive_attention_backward_input_gradients(submission, homework_seed):
-    """ds and dH_enc (values and keys), in float64 to 1e-11, on two padded batches."""
+    """ds and dH_enc (values and keys), in float64 to 1e-11, on padded batches, one of them a single row."""
     additive_attention_backward = submission.function("additive_attention_backward")
-    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5)], B=(1, 5), S=(1, 6),
+    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5), (1, 3, 2, 4, 3)],
+                                                 B=(1, 5), S=(1, 6),
                                                  Hq=(1, 5), He=(1, 6), A=(1, 5))):
         problem = make_problem(homework_seed + 420 + k, B=B, S=S, Hq=Hq, He=He, A=A)
         g, e, dcontext = backward(additive_attention_backward, problem, homework_seed + 425 + k)

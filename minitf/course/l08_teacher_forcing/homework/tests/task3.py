@@ -27,9 +27,9 @@ def loss_problem(seed: int, B=3, T=6, V=7, dtype=np.float64):
     return logits, labels
 
 
-def call_loss(fn, logits, labels):
+def call_loss(fn, logits, labels, *ignore_index):
     given_logits, given_labels = logits.copy(), labels.copy()
-    out = fn(logits, labels)
+    out = fn(logits, labels, *ignore_index)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         fail(f"masked_cross_entropy: expected a pair (loss, dlogits), received {type(out).__name__}"
              + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))
@@ -187,3 +187,24 @@ def test_training_with_your_loss(submission, homework_seed):
     expect_same_curve("your masked_cross_entropy",
                       student_losses(submission, homework_seed, loss_fn=Student("masked_cross_entropy")),
                       reference_losses(homework_seed))
+
+
+@task3
+def test_another_ignore_index_and_a_batch_of_one(submission, homework_seed):
+    """The template's every argument at another value: ``ignore_index`` other than -100 (the
+    padding of these labels is -1, or an id past the vocabulary), and a batch of one row."""
+    masked_cross_entropy = submission.function("masked_cross_entropy")
+    for k, ((B, T, V), ignore_index) in enumerate(zip(shapes(homework_seed, [(1, 6, 7), (3, 5, 4)], B=(1, 4),
+                                                             T=(2, 9), V=(2, 12)), (-1, 10_000))):
+        logits, labels = loss_problem(homework_seed + 20 + k, B=B, T=T, V=V)
+        labels = np.where(labels == IGNORE_INDEX, ignore_index, labels)
+        if B == 1:
+            labels[0, -1] = ignore_index  # a row of one with padding of its own
+        loss, dlogits = call_loss(masked_cross_entropy, logits, labels, ignore_index)
+        expected_loss, expected = minitf_cross_entropy(logits, labels, ignore_index=ignore_index)
+        hint = (f"the labels equal to ignore_index={ignore_index} are the padding: read the ignore_index argument, "
+                f"not the constant IGNORE_INDEX (-100)")
+        expect_close(f"loss (B={B}, ignore_index={ignore_index})", loss, expected_loss, rtol=1e-7, atol=1e-12,
+                     hint=hint)
+        expect_close(f"dlogits (B={B}, ignore_index={ignore_index})", dlogits, expected, rtol=1e-7, atol=1e-12,
+                     hint=hint)

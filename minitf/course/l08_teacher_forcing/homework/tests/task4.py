@@ -27,17 +27,17 @@ task4 = pytest.mark.hw08_task4
 # =====================================================================================
 # Task 8.4 -- through cross-attention into the encoder
 # =====================================================================================
-def cross_attention_problem(seed: int, B=2, T=3, S=5, D=8, H=2):
-    """A float64 cross-attention, its forward on random inputs with source padding, and dy."""
+def cross_attention_problem(seed: int, B=2, T=3, S=5, D=8, H=2, dtype=np.float64):
+    """A cross-attention of ``dtype``, its forward on random inputs with source padding, and dy."""
     rng = np.random.default_rng(seed)
-    attn = MultiHeadAttention(D, H, rng=rng, dtype=np.float64)
+    attn = MultiHeadAttention(D, H, rng=rng, dtype=dtype)
     for name in ("b_q", "b_k", "b_v", "b_o"):  # nonzero biases, so that they are not silently 0
         attn.params[name][:] = rng.normal(0, 0.5, size=D)
-    x_q = rng.normal(size=(B, T, D))
-    H_enc = rng.normal(size=(B, S, D))
-    mask = key_padding_mask(lengths=np.array([S] + [S - 2] * (B - 1)), max_len=S, dtype=np.float64)
+    x_q = rng.normal(size=(B, T, D)).astype(dtype)
+    H_enc = rng.normal(size=(B, S, D)).astype(dtype)
+    mask = key_padding_mask(lengths=np.array([S] + [S - 2] * (B - 1)), max_len=S, dtype=dtype)
     _, cache = attn.forward(x_q, H_enc, mask)
-    dy = rng.normal(size=(B, T, D))
+    dy = rng.normal(size=(B, T, D)).astype(dtype)
     return attn, dy, cache
 
 
@@ -87,7 +87,7 @@ def cross_attention_parts(attn, dy, cache):
 @task4
 def test_cross_attention_backward(submission, homework_seed):
     cross_attention_backward = submission.function("cross_attention_backward")
-    sizes = shapes(homework_seed, [(2, 3, 5, 2, 4)] * 2, B=(1, 4), T=(1, 6), S=(3, 8), H=(1, 4), Dh=(1, 4),
+    sizes = shapes(homework_seed, [(2, 3, 5, 2, 4), (1, 4, 3, 1, 4)], B=(1, 4), T=(1, 6), S=(3, 8), H=(1, 4), Dh=(1, 4),
                    rule=lambda B, T, S, H, Dh: S != T)
     for k, (B, T, S, H, Dh) in enumerate(sizes):
         attn, dy, cache = cross_attention_problem(homework_seed + k, B=B, T=T, S=S, D=H * Dh, H=H)
@@ -214,3 +214,36 @@ def test_encoder_output_gradient_sums_every_block(submission, three_block_model)
                  f"sum, don't average")
     expect_close("dH_enc", dH_enc, expected, **tol,
                  hint="the sum over decoder blocks of each cross-attention's dH_enc (EncoderDecoder.backward's total)")
+
+
+@task4
+def test_float32_backward_in_float32(submission, homework_seed):
+    """A float32 cross-attention (as minitf trains): both functions return float32, and agree with
+    minitf's backward to float32's precision."""
+    cross_attention_backward = submission.function("cross_attention_backward")
+    encoder_output_gradient = submission.function("encoder_output_gradient")
+    (B, T, S, H, Dh), = shapes(homework_seed, [(2, 4, 3, 2, 3)], B=(1, 4), T=(1, 6), S=(2, 8), H=(1, 4), Dh=(1, 4),
+                               rule=lambda B, T, S, H, Dh: S != T)
+    problems = [cross_attention_problem(homework_seed + 30 + l, B=B, T=T, S=S, D=H * Dh, H=H, dtype=np.float32)
+                for l in range(2)]
+    tol = dict(rtol=1e-4, atol=1e-5)
+    for attn, dy, cache in problems:
+        dx_q, dH_enc = call_cross_backward(cross_attention_backward, attn, dy, cache)
+        as_array("dx_q", dx_q, dtype=np.float32)
+        as_array("dH_enc", dH_enc, dtype=np.float32)
+        parts = cross_attention_parts(attn, dy, cache)
+        expect_close("dx_q (float32)", dx_q, parts["dx_q"], **tol)
+        expect_close("dH_enc (float32)", dH_enc, parts["through_K"] + parts["through_V"], **tol)
+    # two blocks reading one H_enc: the caches' x_kv must be that one array
+    H_enc = problems[0][2].x_kv
+    caches = []
+    for attn, dy, cache in problems:
+        _, c = attn.forward(cache.x_q, H_enc, np.zeros((1, 1, 1, S), dtype=np.float32))
+        caches.append(c)
+    attns, douts = [p[0] for p in problems], [p[1] for p in problems]
+    dH_enc = encoder_output_gradient(attns, douts, caches)
+    dH_enc = as_array("dH_enc of encoder_output_gradient (float32)", dH_enc, shape=(B, S, H * Dh), dtype=np.float32)
+    expected = sum(cross_attention_parts(a, d, c)["through_K"] + cross_attention_parts(a, d, c)["through_V"]
+                   for a, d, c in zip(attns, douts, caches))
+    expect_close("dH_enc of encoder_output_gradient (float32)", dH_enc, expected, **tol,
+                 hint="the sum of the blocks' shares, in the model's dtype")

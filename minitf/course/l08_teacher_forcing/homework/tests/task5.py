@@ -6,11 +6,14 @@ import functools
 import numpy as np
 import pytest
 
+from minitf.config import ModelConfig
 from minitf.data import Batch
+from minitf.decoding import greedy_search
 from minitf.grading.asserts import (as_array, as_float, close, expect_close, expect_equal_ids, fail, returned_arg,
                                     same_array)
 from minitf.grading.wire import Student
 from minitf.optim import Adam
+from minitf.models import EncoderDecoder
 from minitf.training import evaluate, train_step
 
 from .common import EOS, START, greedy_reference, tiny_model, tiny_task
@@ -158,3 +161,47 @@ def test_exposure_bias_measures_both_sides(submission, reverse_model):
     expect_close("free_running_accuracy", fr, want_fr, **tol,
                  hint="generated token t against label t (max_len = T), over real label positions")
     expect_close("gap", gap, tf - fr, **tol, hint="gap = teacher-forced minus free-running")
+
+
+@functools.lru_cache(maxsize=None)
+def _other_ids_model(pad_id: int) -> EncoderDecoder:
+    """The trained model with another padding id in its configuration (the same weights)."""
+    model = _trained_reverse_model()
+    other = EncoderDecoder(ModelConfig.from_dict({**model.config.to_dict(), "pad_id": pad_id}))
+    for name, p in other.parameters().items():
+        p[...] = model.parameters()[name]
+    return other.eval()
+
+
+def other_special_ids(model, src, start_id: int, max_len: int) -> int:
+    """An end token other than <eos> that some rows of ``src`` produce early and some never: a
+    token of the model's own greedy output (decoded without stopping) from ``start_id``."""
+    free = greedy_search(model, src, max_new_tokens=max_len, start_id=start_id, eos_id=None,
+                         use_cache=False).sequences  # (B, max_len)
+    for token in np.unique(free[:, :-1]):
+        early = (free[:, :-1] == token).any(axis=1)
+        if token not in (START, EOS, start_id, model.config.pad_id) and early.any() and not early.all():
+            return int(token)
+    raise RuntimeError("the tests' own model offers no end token other than <eos>: a fault of the tests")
+
+
+@task5
+def test_other_start_end_and_padding_ids_and_a_batch_of_one(submission, reverse_model):
+    """Every argument at another value: a start token other than <bos>, an end token other than
+    <eos>, a model whose padding id is not 0 -- and a batch of one row."""
+    free_running_decode = submission.function("free_running_decode")
+    batch = reverse_model["batch"]
+    src = batch.input_ids[16:28].copy()
+    for pad_id, start_id in ((5, 4), (3, 0)):
+        model = _other_ids_model(pad_id)
+        max_len = batch.labels.shape[1]
+        eos_id = other_special_ids(model, src, start_id, max_len)
+        for rows in (src, src[:1]):
+            out = free_running_decode(model, rows.copy(), start_id, eos_id, max_len)
+            out = check_generated(out, rows, max_len)
+            expected = greedy_search(model, rows, max_new_tokens=max_len, start_id=start_id, eos_id=eos_id,
+                                     use_cache=False).sequences
+            expect_equal_ids(f"generated (start_id={start_id}, eos_id={eos_id}, the model's pad_id={pad_id}, "
+                             f"B={rows.shape[0]})", out, expected,
+                             hint="start from the start_id given, stop a row at the eos_id given, and fill its later "
+                                  "places with model.config.pad_id (not with constants)")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minitf.decoding import beam_search, length_normalized_score
-from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, expect_equal_ids, fail
 from minitf.grading.problems import shapes
 from minitf.layers.softmax import log_softmax
 
@@ -27,12 +27,12 @@ TOL = {"rtol": 1e-12, "atol": 1e-12}  # a sum and one division in float64
 # =====================================================================================
 # Task 9.2 -- problems and minitf's step
 # =====================================================================================
-def beam_problem(seed: int, B=4, K=3, V=9, first_step=False, eos_boost=2.0):
+def beam_problem(seed: int, B=4, K=3, V=9, first_step=False, eos_boost=2.0, eos_id=EOS):
     """beam_scores (B, K) best first (or only beam 0 alive at the first step) and log_probs (B, K, V),
     <eos> made likely enough to reach the K best in most examples."""
     rng = np.random.default_rng(seed)
     logits = rng.normal(0.0, 1.5, size=(B, K, V))
-    logits[..., EOS] += rng.uniform(0.0, eos_boost, size=(B, K))  # some beams want to stop
+    logits[..., eos_id] += rng.uniform(0.0, eos_boost, size=(B, K))  # some beams want to stop
     log_probs = log_softmax(logits)
     if first_step:
         beam_scores = np.full((B, K), -np.inf)
@@ -200,3 +200,25 @@ def test_beam_step_replays_minitf_beam_search(submission, homework_seed):
             if mine_fin != finished:
                 fail(f"replaying minitf's beam_search (example {s.example}, step {s.step}): minitf finished "
                      f"{finished} (beam, token); beam_step finishes {mine_fin}")
+
+
+@task2
+def test_beam_step_with_another_eos_id_and_one_example(submission, homework_seed):
+    """``eos_id`` at another value than 2 (here a token id of the vocabulary's middle, and 0), and a
+    batch of one example: the candidates that end in the eos_id given finish, and only they."""
+    step = submission.function("beam_step")
+    (B, K, V), = shapes(homework_seed, [(3, 3, 9)], B=(1, 5), K=(1, 4), V=(6, 12), rule=lambda B, K, V: V >= 2 * K)
+    for k, (b, eos_id) in enumerate(((B, 5), (1, 0))):
+        beam_scores, log_probs = beam_problem(homework_seed + 230 + k, B=b, K=K, V=V, eos_boost=3.0, eos_id=eos_id)
+        got = call_step(step, beam_scores, log_probs, 4, 1.0, eos_id=eos_id)
+        exp = minitf_step(beam_scores, log_probs, 4, 1.0, eos_id=eos_id)
+        what = f"eos_id = {eos_id}, B = {b}"
+        hint = f"a candidate finishes when its token is the eos_id given ({eos_id}), not a constant"
+        live = np.isfinite(exp[2])
+        for i in (0, 1, 3):
+            got_i = np.where(live, got[i], -1) if i < 2 else got[i]
+            exp_i = np.where(live, exp[i], -1) if i < 2 else exp[i]
+            expect_equal_ids(f"{NAMES[i]} ({what})", got_i, exp_i, hint=hint)
+        fin = exp[3] >= 0
+        expect_close(f"finished_scores ({what})", np.where(fin, got[4], 0.0), np.where(fin, exp[4], 0.0), **TOL,
+                     hint=hint)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, call, fail
+from minitf.grading.asserts import as_array, call, expect_equal_ids, fail
 from minitf.grading.problems import shapes
 from minitf.scheduled_sampling import mix_decoder_inputs, own_previous_tokens
 
@@ -22,7 +22,7 @@ PAD, BOS = 0, 1
 # =====================================================================================
 # Task 9.5 -- problems and checks
 # =====================================================================================
-def mix_problem(seed: int, B=4, T=7, V=20, eps=0.5):
+def mix_problem(seed: int, B=4, T=7, V=20, eps=0.5, pad_id=PAD):
     """Gold inputs <bos> y_1 .. (right-padded), pass 1's predictions (never equal to the gold token
     they stand in for, nor to the one before it: a misplaced token shows), and the draws."""
     rng = np.random.default_rng(seed)
@@ -30,7 +30,7 @@ def mix_problem(seed: int, B=4, T=7, V=20, eps=0.5):
     ids = np.concatenate([np.full((B, 1), BOS), labels[:, :-1]], axis=1)
     lengths = rng.integers(3, T + 1, size=B)
     lengths[0] = T
-    ids[np.arange(T)[None, :] >= lengths[:, None]] = PAD
+    ids[np.arange(T)[None, :] >= lengths[:, None]] = pad_id
     predictions = (labels + rng.integers(1, 5, size=(B, T))) % (V - 3) + 3  # != labels[:, t] = ids[:, t+1]
     same = (predictions == ids) | (predictions == labels)
     predictions[same] = (predictions[same] - 3 + 7) % (V - 3) + 3
@@ -39,8 +39,8 @@ def mix_problem(seed: int, B=4, T=7, V=20, eps=0.5):
     return ids.astype(np.int64), predictions.astype(np.int64), use_gold
 
 
-def minitf_mix(ids, predictions, use_gold):
-    return mix_decoder_inputs(ids, own_previous_tokens(predictions, ids), use_gold, PAD)
+def minitf_mix(ids, predictions, use_gold, pad_id=PAD):
+    return mix_decoder_inputs(ids, own_previous_tokens(predictions, ids), use_gold, pad_id)
 
 
 def diagnose(fed, ids, predictions, use_gold) -> str | None:
@@ -112,3 +112,25 @@ def test_mix_inputs_all_model_or_all_gold(submission, homework_seed, eps):
         fed, _ = check_mix(fn, ids, predictions, use_gold | (e == 1.0), f"eps = {e:g}")
         if e == 1.0 and not np.array_equal(fed, ids):
             fail("mix_inputs with every draw gold must return the gold inputs unchanged (teacher forcing)")
+
+
+@task5
+def test_mix_inputs_with_another_pad_id_and_one_row(submission, homework_seed):
+    """``pad_id`` at another value than 0 (the tokens are 3 .. V-1, the padding here 2), and a batch
+    of one row: padding is found by the pad_id given."""
+    fn = submission.function("mix_inputs")
+    (B, T, V), = shapes(homework_seed, [(3, 6, 15)], B=(1, 5), T=(3, 9), V=(12, 30))
+    for k, b in enumerate((B, 1)):
+        ids, predictions, use_gold = mix_problem(homework_seed + 520 + k, B=b, T=T, V=V, pad_id=2)
+        if b == 1:
+            ids[0, -2:] = 2  # a row of one, with padding
+        ids[-1, -1] = 2  # padding in every problem
+        use_gold = use_gold & (ids != 2)  # the draw says "model" on the padding: it must stay padding anyway
+        out = call(fn, ids, predictions, use_gold, 2, names=["decoder_input_ids", "predictions", "use_gold"],
+                   returns=2)
+        fed = as_array("fed", out[0], shape=ids.shape, kind="i")
+        gold = as_array("gold", out[1], shape=ids.shape)
+        exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold, pad_id=2)
+        hint = "padding is where decoder_input_ids equals the pad_id given (2 here), not 0"
+        expect_equal_ids(f"fed (pad_id = 2, B = {b})", fed, exp_fed, hint=hint)
+        expect_equal_ids(f"gold (pad_id = 2, B = {b})", gold.astype(np.int64), exp_gold.astype(np.int64), hint=hint)

@@ -60,6 +60,33 @@ def reseeded(model: EncoderDecoder) -> EncoderDecoder:
     return twin.train(model.training)
 
 
+def relabelled(model: EncoderDecoder, pad_id: int = 7, bos_id: int = 3, eos_id: int = 5):
+    """``(twin, relabel)``: the same model under a tokenizer that numbers its tokens otherwise --
+    <pad>, <bos>, <eos> are ``pad_id``, ``bos_id``, ``eos_id`` -- and the map of ids (an array:
+    ``relabel[old id]``; -100 stays -100 through :func:`relabel_ids`).  The twin computes what
+    ``model`` computes, on relabelled ids: the same losses and metrics, its outputs relabelled;
+    in the same mode (training)."""
+    V = model.config.tgt_vocab_size
+    specials = {PAD: pad_id, START: bos_id, EOS: eos_id}
+    rest = iter([i for i in range(V) if i not in specials.values()])
+    relabel = np.array([specials[i] if i in specials else next(rest) for i in range(V)])
+    twin = EncoderDecoder(dataclasses.replace(model.config, pad_id=pad_id, bos_id=bos_id, eos_id=eos_id))
+    theirs = model.parameters()
+    for name, a in twin.parameters().items():
+        b = theirs[name]
+        if b.shape[:1] == (V,) and name.endswith("W_E"):  # an embedding table: its rows are the token ids
+            a[relabel] = b
+        else:
+            a[...] = b
+    return twin.train(model.training), relabel
+
+
+def relabel_ids(ids, relabel):
+    """``ids`` (any shape) under the relabelling of :func:`relabelled`; -100 stays -100."""
+    ids = np.asarray(ids)
+    return np.where(ids == IGNORE_INDEX, IGNORE_INDEX, relabel[np.where(ids == IGNORE_INDEX, 0, ids)])
+
+
 def validation_batch(seed: int, n: int = 32) -> tuple[np.ndarray, np.ndarray]:
     """(input_ids (B, S), labels (B, T)) of ``n`` fresh pairs, right-padded (pad / -100)."""
     batch = tiny_task().batch(tiny_task().dataset(n, seed=seed))

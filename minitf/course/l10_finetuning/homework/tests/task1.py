@@ -8,7 +8,8 @@ from minitf.data import IGNORE_INDEX
 from minitf.grading.asserts import as_float, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 
-from .common import (PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, reseeded, trained_model,
+from .common import (PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, relabel_ids, relabelled,
+                     reseeded, trained_model,
                      validation_batch)
 
 HOMEWORK = "hw10"
@@ -115,3 +116,24 @@ def test_teacher_forced_eval_single_pair_and_full_rows(submission, homework_seed
     full = (labels != IGNORE_INDEX).all(axis=1)
     if full.any():
         check_teacher_forced(teacher_forced_eval, model, input_ids[full].copy(), labels[full].copy())
+
+
+@task1
+def test_teacher_forced_eval_under_other_special_ids(submission, homework_seed):
+    """The same model under a tokenizer whose <pad>, <bos>, <eos> are 7, 3, 5 (every id relabelled):
+    the same loss and accuracy, with start_id = 3 and pad_id = 7 given (a constant 1 or 0 shows)."""
+    teacher_forced_eval = submission.function("teacher_forced_eval")
+    model = trained_model()
+    (n,), = shapes(homework_seed, [(12,)], n=(1, 24))
+    input_ids, labels = validation_batch(homework_seed + 104, n=n)
+    want = minitf_eval(model, input_ids, labels)
+    twin, relabel = relabelled(model)
+    out = as_metrics(call(teacher_forced_eval, twin, relabel_ids(input_ids, relabel), relabel_ids(labels, relabel),
+                          int(relabel[START]), int(relabel[PAD]),
+                          names=["model", "input_ids", "labels", "start_id", "pad_id"], why=READ_ONLY),
+                     KEYS, "teacher_forced_eval")
+    hint = (f"the decoder's first input is the start_id given ({int(relabel[START])} here), and -100 becomes the "
+            f"pad_id given ({int(relabel[PAD])}): not the constants of one tokenizer")
+    expect_close("loss (start_id 3, pad_id 7)", as_float("loss", out["loss"]), want["loss"], **TOL, hint=hint)
+    expect_close("token_accuracy (start_id 3, pad_id 7)", as_float("token_accuracy", out["token_accuracy"]),
+                 want["tf_accuracy"], **TOL, hint=hint)

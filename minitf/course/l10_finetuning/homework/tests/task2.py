@@ -8,7 +8,8 @@ from minitf.data import IGNORE_INDEX
 from minitf.grading.asserts import as_array, as_float, call, close, expect_close, expect_equal_ids, fail
 from minitf.grading.problems import shapes
 
-from .common import (EOS, PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, reseeded, trained_model,
+from .common import (EOS, PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, relabel_ids, relabelled,
+                     reseeded, trained_model,
                      validation_batch)
 
 HOMEWORK = "hw10"
@@ -129,3 +130,27 @@ def test_free_running_eval_ignores_extra_padding(submission, homework_seed):
             fail(f"padding the batch further (4 more -100 columns, 2 more source pad columns) changed {key} from "
                  f"{want[key]:.6f} to {value:.6f}: padding must change nothing")
     check_free_running(free_running_eval, model, more_src, more_labels, 12)
+
+
+@task2
+def test_free_running_eval_under_other_special_ids(submission, homework_seed):
+    """The same model under a tokenizer whose <pad>, <bos>, <eos> are 7, 3, 5 (every id relabelled),
+    start_id, eos_id, pad_id given as such: the same metrics, the predictions relabelled -- 5 ends
+    a row and 7 fills it after (a constant 1, 2 or 0 shows)."""
+    free_running_eval = submission.function("free_running_eval")
+    model = trained_model()
+    (n,), = shapes(homework_seed, [(16,)], n=(1, 24))
+    input_ids, labels = validation_batch(homework_seed + 204, n=n)
+    max_len = labels.shape[1] + 2
+    want = minitf_eval(model, input_ids, labels, max_len)
+    twin, relabel = relabelled(model)
+    start, eos, pad = int(relabel[START]), int(relabel[EOS]), int(relabel[PAD])
+    out = as_metrics(call(free_running_eval, twin, relabel_ids(input_ids, relabel), relabel_ids(labels, relabel), start,
+                          eos, pad, max_len, names=NAMES, why=READ_ONLY), KEYS, "free_running_eval")
+    hint = (f"step 0 feeds the start_id given ({start}), a row ends at the eos_id given ({eos}) and gets the pad_id "
+            f"given ({pad}) after it: not the constants of one tokenizer")
+    pred = as_array("predictions", out["predictions"], kind="i")
+    expect_equal_ids("predictions (start_id 3, eos_id 5, pad_id 7)", pred, relabel_ids(want["predictions"], relabel),
+                     hint=hint)
+    for key in ("exact_match", "token_accuracy"):
+        expect_close(f"{key} (start_id 3, eos_id 5, pad_id 7)", as_float(key, out[key]), want[key], **TOL, hint=hint)
