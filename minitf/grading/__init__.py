@@ -43,8 +43,14 @@ How grading keeps a student's code from touching its own score
   the student's code gets its data by value and calls its allowed methods through the
   grader.  A ``runs.py`` function runs in the grader's process too, calling the student's
   functions through their proxies.
-* :mod:`.submission` scans the file's source for minitf functions a task replaces
-  (``Task.forbidden``): a task that names one gets no credit.
+* **Forbidden by concept.**  Each task names the concept it grades (``Task.concept``) and
+  minitf's implementations of it (``Task.forbidden``).  None is in the student's reach: minitf is
+  not in the student's process at all, and a minitf object a test hands over offers no method that
+  computes the concept (``tests/grading/test_concepts.py`` enumerates every minitf function that
+  computes each task's concept and traces every method offered).  :mod:`.submission` also scans
+  the file's source for the named implementations: a task that names one gets no credit, saying so.
+* A folder of submissions is graded in one test run (:func:`.grader.grade_many`, the plugin's
+  ``--homework-batch``), each file as it is graded alone.
 
 Secret, deterministic problems (:mod:`.problems`)
 -------------------------------------------------
@@ -93,6 +99,9 @@ class Task:
     # ("minitf.data.shift_right", "minitf.attention.MultiHeadAttention.backward"): switched
     # off in the student's process; a submission that imports one gets no credit for the task
     autograder_only: bool = False  # its tests need instructor files (an answer key)
+    concept: str = ""  # what the task grades ("the masked cross-entropy and its gradient"): every minitf
+    # function that computes it is out of the student's reach -- minitf is not in the student's process, and
+    # a minitf object a test hands over offers no method that computes it (tests/grading/test_concepts.py)
 
     @property
     def visibility(self) -> str:

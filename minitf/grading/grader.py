@@ -4,12 +4,13 @@
     result = grade("hw08", "alice.py", instructor="tests/instructor")   # and the hidden ones
     print(result.table())
     result.write_results("results.json")                     # Gradescope's format
-    results = grade_folder("hw08", "submissions/", instructor=...)      # a lecturer's batch
+    results = grade_folder("hw08", "submissions/", instructor=...)      # a lecturer's batch, one test run
+    results = grade_many("hw08", ["alice.py", "bob.py"], instructor=...)  # the same, for a list
 
 How a run goes, and why:
 
-1. **A submission is a regular file's bytes** (:func:`read_submission`): a link, a folder, a
-   device, a path that resolves outside the submission's folder and a notebook are refused
+1. **A submission is a regular file's bytes** (:func:`read_submission`): a link (symbolic or
+   hard), a folder, a device, a path that resolves outside the submission's folder and a notebook are refused
    (every task 0, the reason said once).  The bytes are read once, with ``O_NOFOLLOW``, and
    only they are graded: the grader works on its own copy.  A file that does not compile
    is reported once, with its line, before any test runs.
@@ -219,7 +220,7 @@ def wrap(text: str, width: int = WIDTH, indent: str = "", subsequent: str = "   
 
 # ---- reading a submission ------------------------------------------------------------------------------------
 def read_submission(path, folder=None) -> bytes:
-    """The bytes of the submission at ``path``: a regular file, not a link, inside ``folder``
+    """The bytes of the submission at ``path``: a regular file, not a link (symbolic or hard), inside ``folder``
     (default: its own folder), read once with ``O_NOFOLLOW``.  Raises :class:`SubmissionRefused`
     saying why not."""
     path = Path(path)
@@ -242,6 +243,9 @@ def read_submission(path, folder=None) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise SubmissionRefused(f"{shown} is not a regular file (a device, a pipe or a socket): submit your .py "
                                 f"file itself")
+    if info.st_nlink > 1:
+        raise SubmissionRefused(f"{shown} is a hard link (a file with {info.st_nlink} names: its bytes live under "
+                                f"another name as well): submit a file of your own")
     base = Path(folder) if folder is not None else path.parent
     real, real_base = os.path.realpath(path), os.path.realpath(base)
     if not (real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)):
@@ -440,6 +444,33 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
     -------
     GradeResult
     """
+    run = _prepare(homework, tasks, instructor, task_timeout, test_timeout, probe_timeout, isolation, seed)
+    if reference:
+        if submission is not None:
+            raise ValueError("give a submission or reference=True, not both")
+        if run.base is None or not (run.base / "reference.py").is_file():
+            raise FileNotFoundError(f"the reference solution is instructor material: give the instructor folder "
+                                    f"(--instructor DIR or ${INSTRUCTOR_ENV}) holding {run.hw.name}/reference.py")
+        submission = run.base / "reference.py"
+    if submission is None:
+        raise ValueError("submission: expected a Python file")
+    shown = "reference solution" if reference else str(submission)
+    return run.grade([(shown, submission, folder)])[0]
+
+
+def grade_many(homework, submissions, *, folder=None, tasks=None, instructor=None,
+               task_timeout: float = TASK_TIMEOUT, test_timeout: float = CALL_TIMEOUT,
+               probe_timeout: float = STARTUP_TIMEOUT, isolation: str = "auto", seed: int | None = None) -> list:
+    """Grade each of ``submissions`` (paths) as :func:`grade` would, in one test run: a
+    :class:`GradeResult` each, in order (a refused file scores 0 with its reason).  Each file is
+    graded on its own -- its own processes, its own report -- and gets the results it gets
+    alone; a folder of them costs one start of pytest instead of one per file."""
+    run = _prepare(homework, tasks, instructor, task_timeout, test_timeout, probe_timeout, isolation, seed)
+    return run.grade([(str(p), p, folder) for p in submissions])
+
+
+def _prepare(homework, tasks, instructor, task_timeout, test_timeout, probe_timeout, isolation, seed) -> "_Run":
+    """The options of a grading, checked once (see :func:`grade`)."""
     hw = get_homework(homework)
     if importlib.util.find_spec("pytest") is None:  # pytest is a dependency of minitf; this is for broken installs
         raise RuntimeError("grading runs the homework's tests with pytest, which is not installed: pip install pytest")
@@ -450,16 +481,6 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
     base = hw.instructor_dir(instructor)
     if instructor is not None and base is None:
         raise FileNotFoundError(f"instructor: expected a folder holding {hw.name}/, got {str(instructor)!r}")
-    if reference:
-        if submission is not None:
-            raise ValueError("give a submission or reference=True, not both")
-        if base is None or not (base / "reference.py").is_file():
-            raise FileNotFoundError(f"the reference solution is instructor material: give the instructor folder "
-                                    f"(--instructor DIR or ${INSTRUCTOR_ENV}) holding {hw.name}/reference.py")
-        submission = base / "reference.py"
-    if submission is None:
-        raise ValueError("submission: expected a Python file")
-    shown = "reference solution" if reference else str(submission)
     hidden = base / "tests.py" if base is not None and (base / "tests.py").is_file() else None
     secret = secret_file(base)
     if base is not None and secret is None:
@@ -467,49 +488,98 @@ def grade(homework="hw08", submission=None, *, tasks=None, instructor=None, refe
                                 f"(`minitf homework secret --instructor {base.parent}` writes one, once per course)")
     isolation = resolve_isolation(isolation, needs_boundary=hidden is not None)
     seed = None if seed is None else check_int("seed", seed, low=0)
-    try:
-        data = read_submission(submission, folder)
-    except SubmissionRefused as e:
-        return _nothing_graded(hw, chosen, shown, f"not graded: {e}", "refused", isolation)
-    problem = check_source(data, shown)
-    if problem is not None:
-        return _nothing_graded(hw, chosen, shown, problem, "error", isolation)
-    graded = [t for t in chosen if hidden is not None or not t.autograder_only]
-    results = {}
-    if graded:
+    return _Run(hw, chosen, base, hidden, secret, instructor, isolation, seed, task_timeout, test_timeout,
+                probe_timeout)
+
+
+@dataclass
+class _Run:
+    """The grading of one or more submissions of a homework with the same options: the files read
+    and checked one by one, then every file that can run graded by one pytest process (the
+    plugin's ``--homework-batch``: one start of pytest for a folder of submissions)."""
+
+    hw: Homework
+    chosen: tuple
+    base: Path | None
+    hidden: Path | None
+    secret: Path | None
+    instructor: object
+    isolation: str
+    seed: int | None
+    task_timeout: float
+    test_timeout: float
+    probe_timeout: float
+
+    def grade(self, entries) -> list:
+        """``entries``: ``(shown, path, folder)`` -> a GradeResult each, in order."""
+        hw, chosen = self.hw, self.chosen
+        out: list = [None] * len(entries)
+        runnable = []
+        for k, (shown, path, folder) in enumerate(entries):
+            try:
+                data = read_submission(path, folder)
+            except SubmissionRefused as e:
+                out[k] = _nothing_graded(hw, chosen, shown, f"not graded: {e}", "refused", self.isolation)
+                continue
+            problem = check_source(data, shown)
+            if problem is not None:
+                out[k] = _nothing_graded(hw, chosen, shown, problem, "error", self.isolation)
+                continue
+            runnable.append((k, shown, data))
+        graded = [t for t in chosen if self.hidden is not None or not t.autograder_only]
+        reports = self._run_tests(graded, [data for _, _, data in runnable]) if graded and runnable else None
+        for n, (k, shown, _) in enumerate(runnable):
+            results = {}
+            if reports is not None:
+                report_data, code, why = reports[n]
+                for t in graded:
+                    results[t.number] = _task_result(hw, t, report_data, code, why)
+            tasks = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only")
+                     for t in chosen]
+            out[k] = GradeResult(hw, shown, tasks, self.isolation, self.seed)
+        return out
+
+    def _run_tests(self, graded, files: list) -> list:
+        """One pytest process over ``files`` (each a submission's bytes): ``[(report, exit code, why)]``."""
+        hw = self.hw
         with tempfile.TemporaryDirectory(prefix=f"minitf-grade-{hw.name}-") as tmp:
             workdir = Path(tmp)
-            copy = workdir / "submission" / hw.filename  # the bytes read once: all that is graded
-            copy.parent.mkdir()
-            copy.write_bytes(data)
+            entries = []
+            for n, data in enumerate(files):
+                copy = workdir / f"submission-{n}" / hw.filename  # the bytes read once: all that is graded
+                copy.parent.mkdir()
+                copy.write_bytes(data)
+                entries.append({"submission": str(copy), "report": str(workdir / f"report-{n}.json")})
             (workdir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-            report, log = workdir / "report.json", workdir / "pytest.log"
-            files = [str(f) for f in hw.test_files] + ([str(hidden)] if hidden is not None else [])
-            cmd = [sys.executable, "-m", "pytest", *files, "-c", str(workdir / "pytest.ini"), "--rootdir",
+            batch, log = workdir / "batch.json", workdir / "pytest.log"
+            batch.write_text(json.dumps(entries), encoding="utf-8")
+            tests = [str(f) for f in hw.test_files] + ([str(self.hidden)] if self.hidden is not None else [])
+            cmd = [sys.executable, "-m", "pytest", *tests, "-c", str(workdir / "pytest.ini"), "--rootdir",
                    str(workdir), "-p", "minitf.grading.plugin", "-p", "no:cacheprovider", "-q",
-                   "-m", " or ".join(hw.marker(t) for t in graded), "--submission", str(copy),
-                   "--homework-report", str(report), "--homework-call-timeout", f"{test_timeout:g}",
-                   "--homework-task-timeout", f"{task_timeout:g}", "--homework-startup-timeout", f"{probe_timeout:g}",
-                   "--homework-isolation", isolation]
-            if seed is not None:
-                cmd += ["--homework-seed", str(seed)]
-            if secret is not None:
-                cmd += ["--homework-secret", str(secret)]
-            for path in {p for p in (base.parent if base is not None else None, instructor) if p is not None}:
+                   "-m", " or ".join(hw.marker(t) for t in graded), "--homework-batch", str(batch),
+                   "--homework-call-timeout", f"{self.test_timeout:g}",
+                   "--homework-task-timeout", f"{self.task_timeout:g}",
+                   "--homework-startup-timeout", f"{self.probe_timeout:g}", "--homework-isolation", self.isolation]
+            if self.seed is not None:
+                cmd += ["--homework-seed", str(self.seed)]
+            if self.secret is not None:
+                cmd += ["--homework-secret", str(self.secret)]
+            base = self.base.parent if self.base is not None else None
+            for path in {p for p in (base, self.instructor) if p is not None}:
                 cmd += ["--homework-hide", str(Path(path).resolve())]  # out of the student's sight
-            limit = len(graded) * (task_timeout + 3 * test_timeout + probe_timeout) + 120
+            limit = len(files) * len(graded) * (self.task_timeout + 3 * self.test_timeout + self.probe_timeout) + 120
             code = _run(cmd, workdir, limit, log)
-            report_data = _read_json(report)
-            if code is None or report_data is None or not report_data.get("collected"):
-                # the student's code never runs in that process: a run without a report is the grader's own failure
-                how = f"killed after {limit:g} s" if code is None else f"exit code {code}"
-                raise RuntimeError(f"the grader's own test run failed ({how}), so nothing was graded; its last "
-                                   f"output:\n{_tail(log)}")
-            why = f"the grader's test run ended before this test finished (exit code {code})"
-            for t in graded:
-                results[t.number] = _task_result(hw, t, report_data, code, why)
-    out = [results.get(t.number) or TaskResult(t, hw.label(t), 0.0, t.points, "autograder only") for t in chosen]
-    return GradeResult(hw, shown, out, isolation, seed)
+            out = []
+            for entry in entries:
+                report_data = _read_json(Path(entry["report"]))
+                if code is None or report_data is None or not report_data.get("collected"):
+                    # the student's code never runs in that process: a run without a report is the grader's failure
+                    how = f"killed after {limit:g} s" if code is None else f"exit code {code}"
+                    raise RuntimeError(f"the grader's own test run failed ({how}), so nothing was graded; its last "
+                                       f"output:\n{_tail(log)}")
+                out.append((report_data, code, f"the grader's test run ended before this test finished (exit code "
+                                                f"{code})"))
+            return out
 
 
 def submissions_in(folder) -> list[Path]:
@@ -527,13 +597,11 @@ def grade_folder(homework, folder, **kwargs) -> dict[str, GradeResult]:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"expected a folder of submissions, got {str(folder)!r}")
-    out = {}
-    for path in submissions_in(folder):
+    students, paths = [], submissions_in(folder)
+    for path in paths:
         student = path.name[: -len(path.suffix)] if path.suffix else path.name
-        if student in out:
-            student = path.name
-        out[student] = grade(homework, path, folder=folder, **kwargs)
-    return out
+        students.append(path.name if student in students else student)
+    return dict(zip(students, grade_many(homework, paths, folder=folder, **kwargs)))
 
 
 def gradebook(results: dict, path) -> Path:

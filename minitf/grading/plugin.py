@@ -20,6 +20,13 @@ Options
 ``--homework-secret FILE``
     The instructor folder's ``secret.json``: every test that takes ``homework_seed`` runs on
     problems drawn from it too (:mod:`.problems`).  Read in this process only.
+``--homework-batch FILE``
+    Grade several submissions in this one process (instead of ``--submission`` and
+    ``--homework-report``): FILE is a JSON list of ``{"submission": PATH, "report": FILE}``, and
+    the collected tests run once for each, in order, each with processes of its own and its own
+    report (:func:`pytest_runtestloop`).  The tests' state in this process is the same for every
+    submission (what they compute is drawn from fixed seeds), so a file gets the results it gets
+    alone; a folder of submissions costs one start of pytest, not one per file.
 
 It registers the task markers (``pytest -m hw08_task3`` runs one task) and
 provides two fixtures: ``submission``, the student's file as seen by
@@ -63,6 +70,8 @@ def pytest_addoption(parser):
                     help="the public seed of the test problems (default: 0)")
     group.addoption("--homework-secret", metavar="FILE", default=None,
                     help="the instructor's secret.json: the tests that take homework_seed run on its problems too")
+    group.addoption("--homework-batch", metavar="FILE", default=None,
+                    help="a JSON list of {submission, report}: grade each in turn, in this one process")
 
 
 def pytest_configure(config):
@@ -85,6 +94,16 @@ def pytest_configure(config):
     except (OSError, ValueError) as e:
         raise pytest.UsageError(f"--homework-secret: {e}") from None
     config.stash[_STATE] = _State(config)
+    batch = config.getoption("homework_batch")
+    if batch:
+        entries = json.loads(Path(batch).read_text(encoding="utf-8"))
+        if not entries or any(not Path(e["submission"]).is_file() for e in entries):
+            raise pytest.UsageError(f"--homework-batch: expected a list of existing submissions, got {batch!r}")
+        config.stash[_BATCH] = entries
+        path = entries[0]["submission"]
+        config.stash[_STATE].submission = path
+        config.pluginmanager.register(ReportWriter(entries[0]["report"], path), "minitf-homework-report")
+        return
     report = config.getoption("homework_report")
     if report:
         config.pluginmanager.register(ReportWriter(report, path), "minitf-homework-report")
@@ -110,7 +129,8 @@ def _task_of(item, hw):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    if config.getoption("submission") is None and any(_homework_of(item) for item in items):
+    if config.getoption("submission") is None and config.getoption("homework_batch") is None and \
+            any(_homework_of(item) for item in items):
         raise pytest.UsageError(
             "the homework tests check a student's file: give it with --submission PATH "
             "(or run `minitf grade hwNN PATH`, which also prints a score table)")
@@ -123,6 +143,13 @@ class _State:
         self.workers: dict = {}
         self.findings: dict = {}
         self.isolation: str | None = None
+        self.submission = config.getoption("submission")  # the file graded now (in a batch: in turn)
+
+    def start(self, submission: str) -> None:
+        """Grade ``submission`` next (a batch): no process, no finding of the one before is kept."""
+        self.close()
+        self.findings.clear()
+        self.submission = submission
 
     def worker(self, hw, task):
         from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, Worker, resolve_isolation
@@ -133,7 +160,7 @@ class _State:
             if self.isolation is None:
                 self.isolation = resolve_isolation(opt("homework_isolation"))
             self.workers[key] = Worker(
-                hw, task, Path(opt("submission")),
+                hw, task, Path(self.submission),
                 startup_timeout=opt("homework_startup_timeout") or STARTUP_TIMEOUT,
                 call_timeout=opt("homework_call_timeout") or CALL_TIMEOUT,
                 task_timeout=opt("homework_task_timeout") or TASK_TIMEOUT,
@@ -152,7 +179,7 @@ class _State:
 
         if hw.name not in self.findings:
             try:
-                source = Path(self.config.getoption("submission")).read_text(encoding="utf-8")
+                source = Path(self.submission).read_text(encoding="utf-8")
                 self.findings[hw.name] = scan_source(source, hw)
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 self.findings[hw.name] = {}  # the student's process reports why it cannot import the file
@@ -166,6 +193,37 @@ class _State:
 
 _STATE = pytest.StashKey[_State]()
 _SECRET = pytest.StashKey[object]()
+_BATCH = pytest.StashKey[list]()
+
+
+def current_submission(config) -> str | None:
+    """The path of the file being graded now (``--submission``, or in a batch the one in turn)."""
+    state = config.stash.get(_STATE, None)
+    return state.submission if state is not None else config.getoption("submission")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """With ``--homework-batch``: the collected tests once per submission, each with its own report."""
+    entries = session.config.stash.get(_BATCH, None)
+    if not entries or session.config.option.collectonly:
+        return None
+    state = session.config.stash[_STATE]
+    writer = session.config.pluginmanager.get_plugin("minitf-homework-report")
+    items = session.items
+    for k, entry in enumerate(entries):
+        state.start(entry["submission"])
+        if k:
+            writer.restart(entry["report"], entry["submission"])
+            for item in items:  # a test function run again: fresh fixtures (as pytest-rerunfailures does), no
+                item._initrequest()  # property of the submission before
+                item.user_properties.clear()
+        for i, item in enumerate(items):
+            nextitem = items[i + 1] if i + 1 < len(items) else None
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        state.close()
+        writer.finish(session)
+    return True
 
 
 class TaskSubmission:
@@ -333,6 +391,22 @@ class ReportWriter:
                      "errors": [], "running": None, "finished": False, "exitstatus": None, "import_output": {}}
         self._started: dict[str, float] = {}
 
+    def restart(self, path: str, submission: str) -> None:
+        """The next submission of a batch: a report of its own, the same tests collected."""
+        self.path = Path(path)
+        self.data = dict(self.data, submission=submission, tests={}, running=None, finished=False, exitstatus=None,
+                         import_output={})
+        self._started = {}
+        self._write()
+
+    def finish(self, session) -> None:
+        """One submission of a batch is over: its report is complete."""
+        state = session.config.stash.get(_STATE, None)
+        self.data["isolation"] = state.isolation if state is not None else None
+        self.data["finished"] = True
+        self.data["exitstatus"] = 0
+        self._write()
+
     def _write(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".report-", suffix=".json")
@@ -409,6 +483,7 @@ class ReportWriter:
         worker = state.workers.get((hw.name, task.number)) if state is not None and task is not None else None
         if worker is None:
             return
+        entry["offered"] = sorted(worker.offered)  # the minitf methods the task's code could call, so far
         printed = worker.take_output()
         if printed:
             entry["output"] = "(not shown: printed during a secret problem)" if secret else "".join(printed)

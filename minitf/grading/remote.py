@@ -90,6 +90,7 @@ class Exports:
     def __init__(self, forbidden=()):
         self.forbidden = set(forbidden)
         self.objects: list = []
+        self.offered: set = set()  # the methods offered to the student's code, as method_path names them
 
     def extend(self, value):
         """:func:`minitf.grading.wire.pack`'s hook for a request's arguments: a module of
@@ -99,6 +100,7 @@ class Exports:
             return None
         self.objects.append(value)
         methods = [m for m in kind.methods if method_path(kind, m) not in self.forbidden]
+        self.offered.update(method_path(kind, m) for m in methods)
         return {"remote": len(self.objects) - 1, "kind": kind.cls.__name__, "attrs": kind.attrs(value),
                 "methods": methods}
 

@@ -250,6 +250,7 @@ class Worker:
         self.busy_seconds = 0.0  # time of the calls that finished
         self.timeouts = 0  # calls that did not
         self.output: list[str] = []  # what the student's code printed, call by call, since last taken
+        self.offered: set = set()  # the methods of minitf objects offered to the student's code (remote.Exports)
         self.import_output = ""
         self._names: dict | None = None
         self._requests = 0
@@ -435,6 +436,7 @@ class Worker:
         exports = Exports(self.task.forbidden)
         write_frame(self._w, pack({"op": op, "name": name, "args": tuple(args), "kwargs": dict(kwargs or {}),
                                    "id": self._requests}, extend=exports.extend))
+        self.offered |= exports.offered
         limit = min(self.call_timeout, self.task_timeout - self.busy_seconds)
         t0 = time.monotonic()
         try:

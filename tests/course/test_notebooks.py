@@ -2,8 +2,10 @@
 sections, in order, with the course's exact titles; they are committed without outputs;
 they hold no model code of their own; and each runs top to bottom (executed here with
 nbclient, Jupyter's own notebook runner; skipped, saying why, where the test tools are not
-installed)."""
+installed).  With ``MINITF_EXECUTED_NOTEBOOKS=DIR`` set, each executed notebook is also written to
+DIR, outputs included, for a reviewer to read what a fresh run printed."""
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -161,5 +163,11 @@ def test_notebook_runs_top_to_bottom(name):
     from minitf.cli.lessons import execute
 
     _cells(name)  # skips outside the repository
-    _, seconds = execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+    notebook, seconds = execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+    if os.environ.get("MINITF_EXECUTED_NOTEBOOKS"):
+        import nbformat
+
+        out = Path(os.environ["MINITF_EXECUTED_NOTEBOOKS"])
+        out.mkdir(parents=True, exist_ok=True)
+        nbformat.write(notebook, out / name)
     print(f"{name}: ran top to bottom in {seconds:.1f} s")

@@ -39,6 +39,7 @@ class ShardGradients(NamedTuple):
     token_weighted: float  # max over parameters of max|g - g_batch| / max|g_batch|, g = sum_k (n_k/n) g_k
     per_shard_mean: float  # the same for g = (1/N) sum_k g_k, the naive mean
     worst_parameter: str  # where the per-shard mean is furthest off
+    per_shard_mean_overall: float  # ||g - g_batch|| / ||g_batch|| over all parameters together, per-shard mean
     loss_batch: float  # the one batch's mean loss over its real tokens
     loss_token_weighted: float  # sum_k (n_k/n) L_k: the same number
     loss_per_shard_mean: float  # (1/N) sum_k L_k: another number
@@ -63,6 +64,12 @@ def _exactly_zero(name: str) -> bool:
 def _relative_difference(got: dict, exact: dict) -> dict:
     return {n: float(np.abs(got[n] - exact[n]).max() / np.abs(exact[n]).max())
             for n in exact if not _exactly_zero(n) and np.any(exact[n])}
+
+
+def _overall_difference(got: dict, exact: dict) -> float:
+    names = [n for n in exact if not _exactly_zero(n)]
+    return float(np.sqrt(sum(((got[n] - exact[n]) ** 2).sum() for n in names))
+                 / np.sqrt(sum((exact[n] ** 2).sum() for n in names)))
 
 
 def shard_gradients(n_shards: int = 2, seed: int = 0) -> ShardGradients:
@@ -92,6 +99,7 @@ def shard_gradients(n_shards: int = 2, seed: int = 0) -> ShardGradients:
         by_tokens = _relative_difference(model.gradients(), exact)
         mean = parallel.forward_backward(batch, shard_loss, weighting="shards")
         by_shards = _relative_difference(model.gradients(), exact)
+        overall = _overall_difference(model.gradients(), exact)
     worst = max(by_shards, key=by_shards.get)
     return ShardGradients(n_shards, [int((s.labels != IGNORE_INDEX).sum()) for s in split_batch(batch, n_shards)],
-                          max(by_tokens.values()), by_shards[worst], worst, loss, weighted.loss, mean.loss)
+                          max(by_tokens.values()), by_shards[worst], worst, overall, loss, weighted.loss, mean.loss)

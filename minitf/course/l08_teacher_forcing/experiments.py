@@ -21,7 +21,9 @@ set-up                                  :func:`lesson8_task`, :func:`lesson8_mod
                                         :func:`leakage_runs`
 3  the loss                             ``lesson08_loss``: :func:`logit_gradient_check`
                                         (p_hat - y against finite differences),
-                                        :func:`padding_invariance`
+                                        :func:`padding_invariance`;
+                                        ``data_parallel``: :func:`shard_gradients` (N
+                                        shards weighted by tokens vs the per-shard mean)
 4  the gradient's journey               ``lesson08_loss``: :func:`gradient_journey` (norms
                                         stage by stage, each decoder block's share of
                                         dL/dH_enc), :func:`cross_attention_off`,
@@ -60,6 +62,7 @@ from ..kit.leakage import VARIANTS, LabelsAsInputs, Run, free_running_samples, l
 from ..kit.leakage import reverse_model_config as lesson8_model_config
 from ..kit.leakage import reverse_task as lesson8_task
 from ..kit.leakage import reverse_train_config as lesson8_train_config
+from .data_parallel import ShardGradients, shard_gradients, uneven_batch
 from .gap import (Compounding, Row, error_compounding, exposure_example, format_rows,
                   learned_config_state, predict_both_ways)
 from .loss import (GradientJourney, PaddingCheck, Stage, activation_memory, cross_attention_off,
@@ -70,7 +73,8 @@ __all__ = [
     "sequential_logits", "ParallelCheck", "parallel_vs_sequential",
     "VARIANTS", "labels_as_inputs", "LabelsAsInputs", "Run", "free_running_samples", "train_variant",
     "leakage_runs",
-    "logit_gradient_check", "PaddingCheck", "padding_invariance",
+    "logit_gradient_check", "PaddingCheck", "padding_invariance", "ShardGradients", "shard_gradients",
+    "uneven_batch",
     "Stage", "GradientJourney", "gradient_journey", "cross_attention_off", "encoder_parameter_names",
     "activation_memory",
     "predict_both_ways", "Compounding", "error_compounding", "exposure_example", "Lesson8Run", "lesson8_run",

@@ -44,6 +44,7 @@ CONTRACT_MISTAKES = [
     ("hw01_concat_h0_float64", 3, 'h0: expected dtype float32'),
     ("hw01_ss_bos_hardcoded", 4, 'step 0 reads the bos_id given'),
     ("hw01_attention_squeezed_scores", 5, 'your code raised ValueError'),
+    ("hw01_attention_backward_squeezed", 5, 'your code raised ValueError'),
 ]
 CLASSIC_MISTAKES += CONTRACT_MISTAKES
 

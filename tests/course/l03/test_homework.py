@@ -31,6 +31,12 @@ CLASSIC_MISTAKES = [
     ("hw03_leak_in_training_mode", 4, "dropout"),
     ("hw03_leak_in_place", 4, "changed its input decoder_input_ids in place"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw03_leak_in_the_logits_dtype", 4, 'expected a float64 array'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

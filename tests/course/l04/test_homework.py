@@ -34,6 +34,12 @@ CLASSIC_MISTAKES = [
     ("hw04_backward_forgets_mask", 3, "dX_kv reaches padded source positions"),
     ("hw04_backward_inputs_swapped", 3, "dX_q and dX_kv are swapped"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw04_step_scaled_by_np_sqrt", 2, 'y_t: expected dtype float32'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

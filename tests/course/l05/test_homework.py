@@ -38,6 +38,16 @@ CLASSIC_MISTAKES = [
     ("hw05_sin_exponent_i_over_d", 4, "the exponent is 10000^(i/D)"),
     ("hw05_positions_from_one", 4, "the positions start at 1"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw05_sublayer_forward_default_eps", 2, 'pass the eps given on to your layernorm'),
+    ("hw05_sublayer_backward_default_eps", 2, 'pass the eps given on to your layernorm'),
+    ("hw05_layernorm_backward_in_float64", 1, 'expected dtype float32'),
+    ("hw05_sublayer_dW_float64_accumulator", 2, 'dW: expected dtype float32'),
+    ("hw05_gelu_density_np_sqrt", 3, 'expected dtype float32'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

@@ -39,6 +39,12 @@ CLASSIC_MISTAKES = [
     ("hw07_infill_deletes_span", 3, "deleted without leaving a <mask>"),
     ("hw07_infill_span_end_included", 3, "one token too many"),
 ]
+# mistakes against a clause of the template the tests did not exercise before (issue 28):
+# an argument at another value, float32, a batch of one, an empty or fully padded input
+CONTRACT_MISTAKES = [
+    ("hw07_rebuild_sentinel_boundary", 2, 'was left in the rebuilt text'),
+]
+CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 
 @pytest.mark.parametrize("name, number, phrase", CLASSIC_MISTAKES, ids=[m[0] for m in CLASSIC_MISTAKES])

@@ -16,7 +16,7 @@ def test_token_weighted_shards_are_the_batch_and_the_per_shard_mean_is_not(n_sha
     assert len(set(r.tokens_per_shard)) > 1  # uneven padding across the shards
     assert sum(r.tokens_per_shard) == int((uneven_batch().labels != IGNORE_INDEX).sum())
     assert r.token_weighted < 1e-12
-    assert r.per_shard_mean > 1e-2, r
+    assert r.per_shard_mean > 1e-2 and r.per_shard_mean_overall > 1e-2, r
     assert r.loss_token_weighted == pytest.approx(r.loss_batch, rel=1e-13)
     assert r.loss_per_shard_mean != pytest.approx(r.loss_batch, rel=1e-3)
 

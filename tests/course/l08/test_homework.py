@@ -47,6 +47,7 @@ CONTRACT_MISTAKES = [
     ("hw08_decode_pads_with_zero", 5, "model.config.pad_id"),
     ("hw08_decode_eos_hardcoded", 5, "stop a row at the eos_id given"),
     ("hw08_decode_start_hardcoded", 5, "start from the start_id given"),
+    ("hw08_exposure_bias_tokenizer_ids", 5, 'generate from the start_id given'),
 ]
 CLASSIC_MISTAKES += CONTRACT_MISTAKES
 

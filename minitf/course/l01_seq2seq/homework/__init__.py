@@ -42,16 +42,19 @@ HOMEWORK = Homework(
         Task(1, "one LSTM step, forward and backward (torch's gate order i, f, g, o)", 20.0,
              ("lstm_step_forward", "lstm_step_backward"),
              ("minitf.rnn.cells.LSTMCell.forward", "minitf.rnn.cells.LSTMCell.backward") + _RECURRENT
-             + _LINEAR_BACKWARD + _GRADCHECK),
+             + _LINEAR_BACKWARD + _GRADCHECK,
+             concept="the LSTM cell's step and its backward"),
         Task(2, "a tanh RNN over a padded batch, and backpropagation through time", 20.0,
              ("rnn_forward", "rnn_backward"),
              ("minitf.rnn.cells.RNNCell.forward", "minitf.rnn.cells.RNNCell.backward") + _RECURRENT
-             + (_SEQ2SEQ + "encode", _SEQ2SEQ + "encode_backward") + _LINEAR_BACKWARD + _GRADCHECK),
+             + (_SEQ2SEQ + "encode", _SEQ2SEQ + "encode_backward") + _LINEAR_BACKWARD + _GRADCHECK,
+             concept="a recurrent layer over a padded batch, and BPTT"),
         Task(3, "the conditioning vector: the decoder's initial state vs its input at every step", 15.0,
              ("condition_decoder", "condition_decoder_backward"),
              (_SEQ2SEQ + "initial_state", _SEQ2SEQ + "initial_state_backward", _SEQ2SEQ + "step_forward",
               _SEQ2SEQ + "step_backward", _SEQ2SEQ + "backward", "minitf.layers.linear.Linear.forward")
-             + _LINEAR_BACKWARD + _GRADCHECK),
+             + _LINEAR_BACKWARD + _GRADCHECK,
+             concept="the conditioning of the decoder on the encoder's final state, and its gradient"),
         Task(4, "scheduled sampling: the decoder's inputs mixed, and no gradient through the choice", 15.0,
              ("scheduled_sampling_inputs", "scheduled_sampling_backward"),
              (_SEQ2SEQ + "decode", _SEQ2SEQ + "forward", _SEQ2SEQ + "backward",
@@ -59,7 +62,8 @@ HOMEWORK = Homework(
               "minitf.layers.embedding.Embedding.backward", "minitf.layers.reductions.scatter_add_rows",
               "minitf.scheduled_sampling.own_previous_tokens", "minitf.scheduled_sampling.mix_decoder_inputs",
               "minitf.models.pointer_generator.scatter_add")
-             + _GRADCHECK),
+             + _GRADCHECK,
+             concept="scheduled sampling's decoder inputs, and the gradient of the embedding lookup"),
         Task(5, "additive (Bahdanau) attention over the encoder states, forward and backward", 20.0,
              ("additive_attention_forward", "additive_attention_backward"),
              ("minitf.rnn.attention.AdditiveAttention.forward", "minitf.rnn.attention.AdditiveAttention.backward",
@@ -67,7 +71,8 @@ HOMEWORK = Homework(
               "minitf.rnn.attention.AdditiveAttention.project_keys_backward",
               "minitf.rnn.attention.AdditiveAttention.score", "minitf.rnn.attention.AdditiveAttention.score_backward",
               "minitf.rnn.attention._Attention.forward", "minitf.rnn.attention._Attention.backward",
-              "minitf.layers.softmax.softmax_backward") + _LINEAR_BACKWARD + _GRADCHECK),
+              "minitf.layers.softmax.softmax_backward") + _LINEAR_BACKWARD + _GRADCHECK,
+             concept="additive attention, forward and backward"),
         Task(6, "concept check: the RNN encoder-decoder's misconceptions", 10.0, ("ANSWERS",), autograder_only=True),
     ),
 )

@@ -22,7 +22,7 @@ def layernorm_backward(dy, x, gamma, eps=1e-5):
     rstd = 1.0 / np.sqrt((centred**2).mean(-1, keepdims=True) + eps)  # (..., 1)
     x_hat = centred * rstd
     # J[..., i, j] = dx_hat_i / dx_j = rstd (delta_ij - 1/D - x_hat_i x_hat_j / D)
-    J = rstd[..., None] * (np.eye(D) - 1.0 / D - np.einsum("...i,...j->...ij", x_hat, x_hat) / D)
+    J = rstd[..., None] * (np.eye(D, dtype=x.dtype) - 1.0 / D - np.einsum("...i,...j->...ij", x_hat, x_hat) / D)
     dx = np.einsum("...ij,...i->...j", J, dy * gamma)
     lead = tuple(range(x.ndim - 1))
     return dx, np.sum(dy * x_hat, axis=lead), np.sum(dy, axis=lead)
@@ -66,7 +66,7 @@ def feedforward_forward(x, params, activation):
 def feedforward_backward(dy, x, params, activation):
     a = _pre(x, params)
     if activation == "relu":
-        h, prime = np.where(a > 0, a, 0.0), np.where(a > 0, 1.0, 0.0)
+        h, prime = np.where(a > 0, a, 0.0).astype(a.dtype), np.where(a > 0, 1.0, 0.0).astype(a.dtype)
     else:
         Phi = _Phi(a)
         h, prime = a * Phi, Phi + a * np.exp(-a * a / 2) / math.sqrt(2 * math.pi)

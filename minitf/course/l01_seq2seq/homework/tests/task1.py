@@ -175,9 +175,10 @@ def check_forward(out, problem: Problem) -> None:
 
 @task1
 def test_lstm_step_forward(submission, homework_seed):
-    """h and c of one step, in float64, on two shapes (D < Dr and D > Dr)."""
+    """h and c of one step, in float64, on three shapes (D < Dr, D > Dr, a batch of one)."""
     lstm_step_forward = submission.function("lstm_step_forward")
-    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3)], B=(1, 5), D=(1, 6), Dr=(1, 6))):
+    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3), (1, 3, 2)], B=(1, 5), D=(1, 6),
+                                          Dr=(1, 6))):
         problem = make_problem(homework_seed + 10 + k, B=B, D=D, Dr=Dr)
         check_forward(call(lstm_step_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
@@ -247,7 +248,8 @@ def check_backward(g: dict, e: dict, problem: Problem, dh, dc, keys) -> None:
 def test_lstm_step_backward_input_gradients(submission, homework_seed):
     """dx, dh_prev and dc_prev, in float64 to 1e-11 (finite differences do not get there)."""
     lstm_step_backward = submission.function("lstm_step_backward")
-    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3)], B=(1, 5), D=(1, 6), Dr=(1, 6))):
+    for k, (B, D, Dr) in enumerate(shapes(homework_seed, [(3, 4, 5), (2, 6, 3), (1, 3, 2)], B=(1, 5), D=(1, 6),
+                                          Dr=(1, 6))):
         problem = make_problem(homework_seed + 30 + k, B=B, D=D, Dr=Dr)
         g, e, (dh, dc) = backward(lstm_step_backward, problem, homework_seed + 40 + k)
         check_backward(g, e, problem, dh, dc, ("dc_prev", "dh_prev", "dx"))

@@ -193,7 +193,8 @@ def check_forward(out, problem: Problem) -> None:
 def test_rnn_forward_over_padding(submission, homework_seed):
     """outputs and h_final in float64, for two batches of rows of different lengths (some of length 1)."""
     rnn_forward = submission.function("rnn_forward")
-    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2)], B=(1, 5), T=(1, 7), D=(1, 5),
+    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2), (1, 4, 2, 3)], B=(1, 5),
+                                             T=(1, 7), D=(1, 5),
                                             Dr=(1, 6))):
         problem = make_problem(homework_seed + 100 + k, B=B, T=T, D=D, Dr=Dr)
         check_forward(call(rnn_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
@@ -259,7 +260,8 @@ def check_backward(g: dict, e: dict, problem: Problem, doutputs, dh_final, keys)
 def test_rnn_backward_input_gradients(submission, homework_seed):
     """dx (0 at padded steps) and dh0, in float64 to 1e-11, on two padded batches."""
     rnn_backward = submission.function("rnn_backward")
-    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2)], B=(1, 5), T=(1, 7), D=(1, 5),
+    for k, (B, T, D, Dr) in enumerate(shapes(homework_seed, [(4, 6, 3, 5), (3, 5, 4, 2), (1, 4, 2, 3)], B=(1, 5),
+                                             T=(1, 7), D=(1, 5),
                                             Dr=(1, 6))):
         problem = make_problem(homework_seed + 120 + k, B=B, T=T, D=D, Dr=Dr)
         g, e, (do, dfin) = backward(rnn_backward, problem, homework_seed + 130 + k)

@@ -203,10 +203,12 @@ def test_condition_decoder_square_bridge(submission, homework_seed):
 def test_condition_decoder_init_concat_both(submission, homework_seed):
     """De != Dr, and float32 in every mode."""
     condition_decoder = submission.function("condition_decoder")
-    (B, T, E, De, Dr), = shapes(homework_seed, [(3, 5, 2, 6, 3)], B=(1, 5), T=(1, 6), E=(1, 5), De=(1, 6), Dr=(1, 6))
-    problem = make_problem(homework_seed + 210, B=B, T=T, E=E, De=De, Dr=Dr)
-    for conditioning in MODES:
-        check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem, conditioning)
+    for k, (B, T, E, De, Dr) in enumerate(shapes(homework_seed, [(3, 5, 2, 6, 3), (1, 3, 2, 4, 3)], B=(1, 5), T=(1, 6),
+                                                 E=(1, 5), De=(1, 6), Dr=(1, 6))):  # a batch of one too
+        problem = make_problem(homework_seed + 210 + 7 * k, B=B, T=T, E=E, De=De, Dr=Dr)
+        for conditioning in MODES:
+            check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY),
+                          problem, conditioning)
     problem = make_problem(homework_seed + 211, B=2, T=3, E=2, De=3, Dr=5, dtype=np.float32)
     for conditioning in MODES:  # float32 in every mode: h0 and X keep h_enc's dtype
         check_forward(call(condition_decoder, *problem.args(conditioning), names=FORWARD_ARGS, why=READ_ONLY), problem,
@@ -281,9 +283,10 @@ def check_backward(g, e, problem, conditioning, dh0, dX) -> None:
 def test_condition_decoder_backward_concat(submission, homework_seed):
     """'concat': h_enc was read at every step; its gradient is the sum of the T steps' shares."""
     condition_decoder_backward = submission.function("condition_decoder_backward")
-    problem = make_problem(homework_seed + 220, T=5)
-    g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "concat", homework_seed + 221)
-    check_backward(g, e, problem, "concat", dh0, dX)
+    for k, (B, T) in enumerate(shapes(homework_seed, [(3, 5), (1, 4)], B=(1, 5), T=(1, 7))):  # a batch of one too
+        problem = make_problem(homework_seed + 220 + 3 * k, B=B, T=T)
+        g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "concat", homework_seed + 221 + 3 * k)
+        check_backward(g, e, problem, "concat", dh0, dX)
 
 
 @task3
@@ -300,6 +303,8 @@ def test_condition_decoder_backward_init(submission, homework_seed):
 def test_condition_decoder_backward_both(submission, homework_seed):
     """'both': the two paths add."""
     condition_decoder_backward = submission.function("condition_decoder_backward")
-    problem = make_problem(homework_seed + 240, T=3, De=4, Dr=4, L=2)
-    g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "both", homework_seed + 241)
-    check_backward(g, e, problem, "both", dh0, dX)
+    for k, (B, T, De, Dr, L) in enumerate(shapes(homework_seed, [(3, 3, 4, 4, 2), (1, 2, 3, 2, 1)], B=(1, 5), T=(1, 6),
+                                                 De=(1, 6), Dr=(1, 6), L=(1, 3))):  # a batch of one too
+        problem = make_problem(homework_seed + 240 + 3 * k, B=B, T=T, De=De, Dr=Dr, L=L)
+        g, e, (dh0, dX) = backward(condition_decoder_backward, problem, "both", homework_seed + 241 + 3 * k)
+        check_backward(g, e, problem, "both", dh0, dX)

@@ -214,37 +214,38 @@ def test_scheduled_sampling_backward(submission, homework_seed):
     """Nothing but the loss's own gradient reaches the logits; each fed token's embedding row gets
     its steps' gradients, added up over repeats (the model's own tokens included)."""
     scheduled_sampling_backward = submission.function("scheduled_sampling_backward")
-    B, S, T = shapes(homework_seed, [(4, 5, 7)], B=(1, 5), S=(1, 6), T=(2, 9))[0]
-    run = discriminating_run(homework_seed + 320, 0.5, B=B, S=S, T=T)
-    B, T = run.labels.shape
-    rng = rng_for(homework_seed + 321)
-    dlogits, dX = rng.normal(size=(B, T, V)) / (B * T), rng.normal(size=(B, T, E))
-    out = call(scheduled_sampling_backward, dlogits, dX, run.logits, run.fed, run.gold, run.W_E, names=BACKWARD_ARGS, why=READ_ONLY)
-    g = gradient_dict(out, "scheduled_sampling_backward", {"dlogits": (B, T, V), "dW_E": (V, E)})
-    if not close(g["dlogits"], dlogits, **BACKWARD_TOL):
-        extra = g["dlogits"] - dlogits  # (B, T, V)
-        after_own = np.zeros((B, T), dtype=bool)
-        after_own[:, :-1] = ~run.gold[:, 1:]  # step t-1's logits chose step t's own token
-        if close(g["dlogits"], dlogits + through_the_choice(run, dX), **BACKWARD_TOL) or \
-                np.abs(extra[after_own]).max(initial=0.0) > BACKWARD_TOL["atol"]:
-            fail("the gradient flowed through the sampled token: at a step fed the model's own token, part of "
-                 "dX went back into the logits of the step before, which the token was chosen from. The choice is "
-                 "an integer (an argmax, or a draw): it has no derivative, and scheduled sampling sends nothing "
-                 "through it -- the fed token is treated as if it had been given. dlogits is the loss's gradient "
-                 "alone. (That ignored dependence is why its objective is biased, Lesson 1, section 5)")
-        expect_close("dlogits", g["dlogits"], dlogits, **BACKWARD_TOL,
-                     hint="only the loss reaches the logits: return its gradient unchanged")
-    e = minitf_embedding_gradient(run.fed, dX)
-    if not close(g["dW_E"], e, **BACKWARD_TOL):
-        overwritten = np.zeros((V, E))
-        overwritten[run.fed.reshape(-1)] += dX.reshape(-1, E)  # fancy-index +=: one of the repeats survives
-        if close(g["dW_E"], overwritten, **BACKWARD_TOL):
-            fail("repeated tokens lost their gradients: dW_E[fed] += dX writes each row once, so a token fed n times "
-                 "keeps one of its n gradients. Use np.add.at(dW_E, fed, dX), which adds every one")
-        gold_only = minitf_embedding_gradient(run.fed, dX * run.gold[:, :, None])
-        if close(g["dW_E"], gold_only, **BACKWARD_TOL):
-            fail("the steps fed the model's own token gave their embedding rows no gradient: the fed token, "
-                 "whoever chose it, was read from W_E like any input, so its row gets that step's dX. (What gets "
-                 "nothing is the logits it was chosen from)")
-        expect_close("dW_E", g["dW_E"], e, **BACKWARD_TOL, hint="dW_E[v] = sum of dX[b, t] over the steps with "
-                                                                  "fed[b, t] = v")
+    for k, (B, S, T) in enumerate(shapes(homework_seed, [(4, 5, 7), (1, 3, 4)], B=(1, 5), S=(1, 6), T=(2, 9))):
+        run = discriminating_run(homework_seed + 320 + 5 * k, 0.5, B=B, S=S, T=T)
+        B, T = run.labels.shape
+        rng = rng_for(homework_seed + 321 + 5 * k)
+        dlogits, dX = rng.normal(size=(B, T, V)) / (B * T), rng.normal(size=(B, T, E))
+        out = call(scheduled_sampling_backward, dlogits, dX, run.logits, run.fed, run.gold, run.W_E,
+                   names=BACKWARD_ARGS, why=READ_ONLY)
+        g = gradient_dict(out, "scheduled_sampling_backward", {"dlogits": (B, T, V), "dW_E": (V, E)})
+        if not close(g["dlogits"], dlogits, **BACKWARD_TOL):
+            extra = g["dlogits"] - dlogits  # (B, T, V)
+            after_own = np.zeros((B, T), dtype=bool)
+            after_own[:, :-1] = ~run.gold[:, 1:]  # step t-1's logits chose step t's own token
+            if close(g["dlogits"], dlogits + through_the_choice(run, dX), **BACKWARD_TOL) or \
+                    np.abs(extra[after_own]).max(initial=0.0) > BACKWARD_TOL["atol"]:
+                fail("the gradient flowed through the sampled token: at a step fed the model's own token, part of "
+                     "dX went back into the logits of the step before, which the token was chosen from. The choice is "
+                     "an integer (an argmax, or a draw): it has no derivative, and scheduled sampling sends nothing "
+                     "through it -- the fed token is treated as if it had been given. dlogits is the loss's gradient "
+                     "alone. (That ignored dependence is why its objective is biased, Lesson 1, section 5)")
+            expect_close("dlogits", g["dlogits"], dlogits, **BACKWARD_TOL,
+                         hint="only the loss reaches the logits: return its gradient unchanged")
+        e = minitf_embedding_gradient(run.fed, dX)
+        if not close(g["dW_E"], e, **BACKWARD_TOL):
+            overwritten = np.zeros((V, E))
+            overwritten[run.fed.reshape(-1)] += dX.reshape(-1, E)  # fancy-index +=: one of the repeats survives
+            if close(g["dW_E"], overwritten, **BACKWARD_TOL):
+                fail("repeated tokens lost their gradients: dW_E[fed] += dX writes each row once, so a token fed n times "
+                     "keeps one of its n gradients. Use np.add.at(dW_E, fed, dX), which adds every one")
+            gold_only = minitf_embedding_gradient(run.fed, dX * run.gold[:, :, None])
+            if close(g["dW_E"], gold_only, **BACKWARD_TOL):
+                fail("the steps fed the model's own token gave their embedding rows no gradient: the fed token, "
+                     "whoever chose it, was read from W_E like any input, so its row gets that step's dX. (What gets "
+                     "nothing is the logits it was chosen from)")
+            expect_close("dW_E", g["dW_E"], e, **BACKWARD_TOL, hint="dW_E[v] = sum of dX[b, t] over the steps with "
+                                                                      "fed[b, t] = v")

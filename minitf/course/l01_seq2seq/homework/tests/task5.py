@@ -249,9 +249,11 @@ def check_backward(g, e, problem, dcontext, keys) -> None:
 
 @task5
 def test_additive_attention_backward_input_gradients(submission, homework_seed):
-    """ds and dH_enc (values and keys), in float64 to 1e-11, on padded batches, one of them a single row."""
+    """ds and dH_enc (values and keys), in float64 to 1e-11, on padded batches, one of them a single row,
+    one a source of one position."""
     additive_attention_backward = submission.function("additive_attention_backward")
-    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5), (1, 3, 2, 4, 3)],
+    for k, (B, S, Hq, He, A) in enumerate(shapes(homework_seed, [(3, 5, 4, 6, 3), (4, 3, 2, 2, 5), (1, 3, 2, 4, 3),
+                                                                 (2, 1, 3, 2, 2)],
                                                  B=(1, 5), S=(1, 6),
                                                  Hq=(1, 5), He=(1, 6), A=(1, 5))):
         problem = make_problem(homework_seed + 420 + k, B=B, S=S, Hq=Hq, He=He, A=A)

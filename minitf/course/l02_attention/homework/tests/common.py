@@ -86,4 +86,6 @@ def python_loops(source: str, names) -> list[str]:
 
 def submission_source(request) -> str:
     """The student's file, read in the grader's process (its syntax only: nothing is run)."""
-    return Path(request.config.getoption("submission")).read_text(encoding="utf-8")
+    from minitf.grading.plugin import current_submission
+
+    return Path(current_submission(request.config)).read_text(encoding="utf-8")

@@ -112,6 +112,9 @@ def test_forward_matches_minitf(submission, homework_seed, kind):
     forward = submission.function("masked_attention_forward")
     check_forward(forward, attention_problem(homework_seed + 10 + MASK_KINDS.index(kind), kind,
                                              **problem_sizes(homework_seed)))
+    if kind in ("none", "causal"):  # and a batch of one (a padding mask needs a full and an empty row)
+        check_forward(forward, attention_problem(homework_seed + 15 + MASK_KINDS.index(kind), kind,
+                                                 **dict(problem_sizes(homework_seed), B=1)))
 
 
 @task2
@@ -159,6 +162,10 @@ def test_changing_a_future_key_changes_nothing_before_it(submission, homework_se
         fail(f"changing only the last key and value (position {T - 1}) moved the output at position {t} by "
              f"{moved[t]:.3g}: the future leaks in. Under the causal mask the outputs at 0 .. {T - 2} cannot depend "
              f"on position {T - 1}; a mask applied after the softmax still lets it in through the denominator")
+    from minitf.attention import scaled_dot_product_attention  # the outputs themselves, not only their invariance
+
+    expect_close("out under the causal mask", out, scaled_dot_product_attention(Q, K, V, mask)[0], rtol=1e-10,
+                 atol=1e-12, hint="A = softmax(Q K^T / sqrt(Dh) + mask), out = A V")
 
 
 @task2

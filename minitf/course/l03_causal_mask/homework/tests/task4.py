@@ -130,7 +130,10 @@ def judge_leak(leak, model, setup, masked: bool) -> np.ndarray:
 # =====================================================================================
 @task4
 def test_with_the_causal_mask_nothing_leaks(submission, leak_setup):
+    """A zero leak under the mask, from a function that sees a leak where there is one (the same
+    weights without the mask): a leak of zero everywhere proves nothing by itself."""
     future_leak = submission.function("future_leak")
+    check_leak(future_leak, leak_setup["unmasked"], leak_setup, masked=False)
     leak = check_leak(future_leak, leak_setup["masked"], leak_setup, masked=True)
     if leak.max() > 1e-10:
         fail(f"with the causal mask, leak = {leak.tolist()}; it must be 0 at every position")
@@ -163,3 +166,26 @@ def test_measured_in_eval_mode(submission, leak_setup):
              f"dropout draws a new random mask at every forward, so the logits move even where nothing changed. "
              f"Measure with dropout off: with model.evaluating(): ...")
     judge_leak(leak, model, leak_setup, masked=True)
+    twin = leak_setup["unmasked"]  # and where the future does leak in: the leak of the model with dropout off
+    twin.train()
+    try:
+        leak = call_leak(future_leak, twin, leak_setup)
+    finally:
+        twin.eval()
+    judge_leak(leak, twin, leak_setup, masked=False)
+
+
+@task4
+def test_the_leak_is_float64_for_a_float32_model_and_one_row(submission, leak_setup):
+    """The leak is a float64 array whatever the model's dtype (the contract): here the unmasked twin
+    in float32, on a batch of one row."""
+    future_leak = submission.function("future_leak")
+    model = copy_model(leak_setup["unmasked"], dtype="float32").eval()
+    setup = {k: (v[:1].copy() if isinstance(v, np.ndarray) else v) for k, v in leak_setup.items()}
+    leak = future_leak(model, setup["src"], setup["dec"], setup["replacement"])
+    T = setup["dec"].shape[1]
+    leak = as_array("leak (a float32 model)", leak, shape=(T,), kind="f")
+    if leak.dtype != np.float64:
+        fail(f"leak: expected a float64 array (the template's contract, whatever the model's dtype), received "
+             f"{leak.dtype}: build it with np.zeros(T) (float64), not in the logits' dtype")
+    judge_leak(leak, model, setup, masked=False)

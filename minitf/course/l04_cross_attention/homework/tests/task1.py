@@ -109,8 +109,8 @@ def test_forward_when_T_equals_S(submission, homework_seed):
 def test_forward_when_T_differs_from_S(submission, homework_seed):
     """A shorter and a longer target than the source: the weights are T x S."""
     cross_attention_forward = submission.function("cross_attention_forward")
-    sizes = shapes(homework_seed, [(3, 3, 7, 2, 4), (3, 6, 4, 4, 2)], B=(1, 4), T=(1, 7), S=(1, 8), H=(1, 4), Dh=(1, 4),
-                   rule=lambda B, T, S, H, Dh: T != S)
+    sizes = shapes(homework_seed, [(3, 3, 7, 2, 4), (3, 6, 4, 4, 2), (1, 2, 5, 2, 3)], B=(1, 4), T=(1, 7), S=(1, 8),
+                   H=(1, 4), Dh=(1, 4), rule=lambda B, T, S, H, Dh: T != S)  # a batch of one too
     for k, (B, T, S, H, Dh) in enumerate(sizes):
         problem = make_problem(homework_seed + 20 + k, B=B, T=T, S=S, D=H * Dh, H=H)
         check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)

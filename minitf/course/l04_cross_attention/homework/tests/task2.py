@@ -29,6 +29,7 @@ def check_keys_values(out, problem: Problem) -> None:
         if getattr(x, "shape", None) == (B, S, D):
             fail(f"{name} has shape (B, S, D) = {(B, S, D)}: split it into heads, (B, H, S, Dh) = {(B, H, S, Dh)}, "
                  f"the layout the attention of every step reads")
+    TOL = FORWARD_TOL[np.dtype(X.dtype)]  # noqa: N806  (float64's, or float32's)
     K = as_array("K", out[0], shape=(B, H, S, Dh), kind="f", dtype=X.dtype)
     V = as_array("V", out[1], shape=(B, H, S, Dh), kind="f", dtype=X.dtype)
     K_e, V_e = minitf_keys_values(X, p, H)
@@ -68,6 +69,7 @@ def check_step(y_t, problem: Problem, t: int, Y_e: np.ndarray, A_e: np.ndarray, 
     if getattr(y_t, "shape", None) == (B, 1, D):
         fail(f"y_t has shape (B, 1, D) = {(B, 1, D)}: one decoder position per example, (B, D) = {(B, D)}")
     y_t = as_array("y_t", y_t, shape=(B, D), kind="f", dtype=problem.X_q.dtype)
+    TOL = FORWARD_TOL[np.dtype(problem.X_q.dtype)]  # noqa: N806
     expected = Y_e[:, t]
     if close(y_t, expected, **TOL):
         return
@@ -111,4 +113,22 @@ def test_keys_values_once_then_every_step(submission, homework_seed):
     Y_e, A_e, _, _ = minitf_forward(problem)
     for t in range(problem.dims[1]):
         y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask, names=STEP_ARGS, why=READ_ONLY)
+        check_step(y_t, problem, t, Y_e, A_e, np.asarray(V))
+
+
+@task2
+def test_keys_values_and_steps_in_float32_for_one_example(submission, homework_seed):
+    """float32 in, float32 out (K and V the dtype of H_enc, y_t of x_t), on a batch of one example,
+    its K and V reused by every step."""
+    encoder_keys_values = submission.function("encoder_keys_values")
+    cross_attention_step = submission.function("cross_attention_step")
+    (T, S, H, Dh), = shapes(homework_seed, [(3, 5, 2, 3)], T=(1, 6), S=(1, 8), H=(1, 4), Dh=(1, 4))
+    problem = make_problem(homework_seed + 90, B=1, T=T, S=S, D=H * Dh, H=H, dtype=np.float32)
+    out = call(encoder_keys_values, problem.X_kv, problem.params, problem.H, names=KV_ARGS, why=READ_ONLY)
+    check_keys_values(out, problem)
+    K, V = out
+    Y_e, A_e, _, _ = minitf_forward(problem)
+    for t in range(T):
+        y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask,
+                   names=STEP_ARGS, why=READ_ONLY)
         check_step(y_t, problem, t, Y_e, A_e, np.asarray(V))

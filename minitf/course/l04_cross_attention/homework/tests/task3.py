@@ -103,8 +103,8 @@ def check_input_gradients(g: dict, e: dict, problem: Problem, dY: np.ndarray) ->
 def test_input_gradients(submission, homework_seed):
     """dX_q (B, T, D) and dX_kv (B, S, D), for a shorter and a longer target than the source."""
     cross_attention_backward = submission.function("cross_attention_backward")
-    sizes = shapes(homework_seed, [(3, 3, 6, 2, 4), (3, 5, 4, 4, 2)], B=(1, 4), T=(1, 7), S=(1, 8), H=(1, 4), Dh=(1, 4),
-                   rule=lambda B, T, S, H, Dh: T != S)
+    sizes = shapes(homework_seed, [(3, 3, 6, 2, 4), (3, 5, 4, 4, 2), (1, 2, 5, 2, 3)], B=(1, 4), T=(1, 7), S=(1, 8),
+                   H=(1, 4), Dh=(1, 4), rule=lambda B, T, S, H, Dh: T != S)  # a batch of one too
     for k, (B, T, S, H, Dh) in enumerate(sizes):
         problem = make_problem(homework_seed + 100 + k, B=B, T=T, S=S, D=H * Dh, H=H)
         g, e, dY = backward(cross_attention_backward, problem, homework_seed + 110 + k)

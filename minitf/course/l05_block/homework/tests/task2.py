@@ -35,18 +35,19 @@ class Problem(NamedTuple):
     gamma: np.ndarray  # (D,)
     beta: np.ndarray  # (D,)
     norm_first: bool
+    eps: float = EPS  # the norm's eps: the default, or another value (every argument at another value)
 
     def args(self) -> tuple:
-        return self.x, self.W, self.b, self.gamma, self.beta, self.norm_first, EPS
+        return self.x, self.W, self.b, self.gamma, self.beta, self.norm_first, self.eps
 
 
-def make_problem(seed: int, norm_first: bool, shape=(3, 4, 8), dtype=np.float64) -> Problem:
+def make_problem(seed: int, norm_first: bool, shape=(3, 4, 8), dtype=np.float64, eps: float = EPS) -> Problem:
     D = shape[-1]
     rng = np.random.default_rng(seed)
     W = rng.normal(0.0, 0.7, size=(D, D)).astype(dtype)  # a branch as large as the stream: both paths matter
     b = rng.normal(0.0, 0.5, size=D).astype(dtype)
     gamma, beta = norm_params(D, seed + 1, dtype)
-    return Problem(stream(shape, seed + 2, dtype, small_rows=False), W, b, gamma, beta, norm_first)
+    return Problem(stream(shape, seed + 2, dtype, small_rows=False), W, b, gamma, beta, norm_first, eps)
 
 
 # ---- minitf's answers -------------------------------------------------------------------------------------
@@ -55,7 +56,7 @@ def _parts(p: Problem):
     lin = Linear(D, D, rng=np.random.default_rng(0), dtype=p.x.dtype)
     lin.params["W"][...] = p.W
     lin.params["b"][...] = p.b
-    return lin, minitf_layernorm(p.gamma, p.beta, EPS), Dropout(0.0, rng=np.random.default_rng(0))
+    return lin, minitf_layernorm(p.gamma, p.beta, p.eps), Dropout(0.0, rng=np.random.default_rng(0))
 
 
 def minitf_forward(p: Problem) -> np.ndarray:
@@ -77,7 +78,7 @@ def forward_variants(p: Problem) -> dict:
     x, W, b, g, be = p.x.astype(np.float64), p.W, p.b, p.gamma, p.beta
 
     def LN(a):
-        return layernorm(a, g.astype(np.float64), be.astype(np.float64), EPS)
+        return layernorm(a, g.astype(np.float64), be.astype(np.float64), p.eps)
 
     def f(a):
         return a @ W + b
@@ -114,10 +115,10 @@ def backward_variants(p: Problem, dy: np.ndarray) -> dict:
     x, W, b, g = p.x, p.W, p.b, p.gamma
 
     def LN_back(d, at):
-        return layernorm_grads(d, at, g, EPS)[0]
+        return layernorm_grads(d, at, g, p.eps)[0]
 
     if p.norm_first:
-        z_like = x + (layernorm(x, g, p.beta, EPS) @ W + b)
+        z_like = x + (layernorm(x, g, p.beta, p.eps) @ W + b)
         return {
             "no identity": LN_back(dy @ W.T, x),
             "wrong point: both paths": LN_back(dy + dy @ W.T, x),
@@ -170,8 +171,8 @@ def backward_messages(norm_first: bool) -> dict:
 def task1_note(submission, p: Problem) -> str:
     """A pointer to task 5.1 when the student's own LayerNorm disagrees with minitf's on this problem."""
     try:
-        y = submission.function("layernorm_forward")(p.x, p.gamma, p.beta, EPS)
-        if isinstance(y, np.ndarray) and close(y, layernorm(p.x, p.gamma, p.beta, EPS), **FORWARD_TOL[p.x.dtype]):
+        y = submission.function("layernorm_forward")(p.x, p.gamma, p.beta, p.eps)
+        if isinstance(y, np.ndarray) and close(y, layernorm(p.x, p.gamma, p.beta, p.eps), **FORWARD_TOL[p.x.dtype]):
             return ""
     except Exception:  # not written yet, or failing: nothing to point at
         return ""
@@ -193,8 +194,8 @@ def check_forward(y, p: Problem, submission) -> None:
                  + task1_note(submission, p))
 
 
-def check_backward(out, p: Problem, dy: np.ndarray, submission) -> None:
-    tol, D, name = BACKWARD_TOL, p.x.shape[-1], NAME[p.norm_first]
+def check_backward(out, p: Problem, dy: np.ndarray, submission, base_tol=BACKWARD_TOL) -> None:
+    tol, D, name = base_tol, p.x.shape[-1], NAME[p.norm_first]
     g = expect_dict("sublayer_backward", out, GRAD_KEYS)
     got = {"dx": as_array("dx", g["dx"], shape=p.x.shape, kind="f", dtype=p.x.dtype)}
     for key, shape in (("dW", (D, D)), ("db", (D,)), ("dgamma", (D,)), ("dbeta", (D,))):
@@ -224,7 +225,7 @@ def check_backward(out, p: Problem, dy: np.ndarray, submission) -> None:
     expect_close(f"{name}: db", got["db"], e["db"], **tol, hint=f"db = ({branch_grad}) summed over B and T")
     for key in ("dgamma", "dbeta"):
         if not close(got[key], e[key], **tol) and p.norm_first:
-            wrong = layernorm_grads(dy, x, p.gamma, EPS)[1 if key == "dgamma" else 2]
+            wrong = layernorm_grads(dy, x, p.gamma, p.eps)[1 if key == "dgamma" else 2]
             if close(got[key], wrong, **tol):
                 fail(f"{name}: {key} used dy as the norm's upstream gradient: in pre-LN the norm feeds the branch, "
                      f"so its upstream gradient is dh = dy @ W^T")
@@ -262,3 +263,36 @@ def test_sublayer_backward(submission, homework_seed, norm_first):
     dy = upstream(p.x.shape, homework_seed + 230 + int(norm_first))
     out = call(sublayer_backward_, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY)
     check_backward(out, p, dy, submission)
+
+
+@task2
+@pytest.mark.parametrize("norm_first", [True, False], ids=["pre_ln", "post_ln"])
+def test_sublayer_with_another_eps_and_one_position(submission, homework_seed, norm_first):
+    """``eps`` at another value than the default (0.5: the norm's output moves by a few percent), on a
+    batch of one example of one position: the eps given reaches the norm, forward and backward."""
+    sublayer_forward_ = submission.function("sublayer_forward")
+    sublayer_backward_ = submission.function("sublayer_backward")
+    for k, shape in enumerate(shapes(homework_seed, [(2, 3, 6), (1, 1, 4)], B=(1, 4), T=(1, 6), D=(2, 10))):
+        p = make_problem(homework_seed + 240 + 2 * k + int(norm_first), norm_first, shape=shape, eps=0.5)
+        y = call(sublayer_forward_, *p.args(), names=ARGS, why=READ_ONLY)
+        y = as_array("sublayer_forward's y", y, shape=p.x.shape, kind="f", dtype=p.x.dtype)
+        hint = "pass the eps given on to your layernorm (eps = 0.5 here): the default 1e-5 gives another y"
+        expect_close(f"{NAME[norm_first]}, eps = 0.5, shape {shape}: y", y, minitf_forward(p), **FORWARD_TOL[p.x.dtype],
+                     hint=hint)
+        dy = upstream(p.x.shape, homework_seed + 250 + 2 * k + int(norm_first))
+        out = call(sublayer_backward_, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+        g = expect_dict("sublayer_backward", out, GRAD_KEYS)
+        for key, value in minitf_backward(p, dy).items():
+            expect_close(f"{NAME[norm_first]}, eps = 0.5, shape {shape}: {key}", g[key], value, **BACKWARD_TOL,
+                         hint="pass the eps given on to your layernorm's backward (eps = 0.5 here)")
+
+
+@task2
+def test_sublayer_backward_float32(submission, homework_seed):
+    """float32 in, float32 out: every gradient in x's dtype (the template), close to minitf's."""
+    sublayer_backward_ = submission.function("sublayer_backward")
+    for norm_first in (True, False):
+        p = make_problem(homework_seed + 260 + int(norm_first), norm_first, shape=(2, 3, 8), dtype=np.float32)
+        dy = upstream(p.x.shape, homework_seed + 270 + int(norm_first), np.float32)
+        out = call(sublayer_backward_, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY)
+        check_backward(out, p, dy, submission, base_tol=dict(rtol=1e-3, atol=1e-4))

@@ -134,8 +134,7 @@ def check_forward(y, p: Problem) -> None:
                  hint="y = act(x @ W_1 + b_1) @ W_2 + b_2")
 
 
-def check_backward(out, p: Problem, dy: np.ndarray) -> None:
-    tol = BACKWARD_TOL
+def check_backward(out, p: Problem, dy: np.ndarray, tol=BACKWARD_TOL) -> None:
     D, F = p.dims
     size = {"D": D, "F": F}
     g = expect_dict("feedforward_backward", out, ("dx",) + tuple(GRAD_SHAPES))
@@ -225,3 +224,14 @@ def test_feedforward_backward_two_dims(submission, homework_seed):
         p = make_problem(homework_seed + 340 + k, activation, shape=(7, 5), F=9)
         dy = upstream(p.x.shape, homework_seed + 345 + k)
         check_backward(call(feedforward_backward, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY), p, dy)
+
+
+@task3
+def test_feedforward_backward_float32(submission, homework_seed):
+    """float32 in, float32 out, ReLU and GELU: every gradient in x's dtype (the template)."""
+    feedforward_backward = submission.function("feedforward_backward")
+    for k, activation in enumerate(("relu", "gelu")):
+        p = make_problem(homework_seed + 340 + k, activation, shape=(2, 3, 5), F=7, dtype=np.float32)
+        dy = upstream(p.x.shape, homework_seed + 345 + k, np.float32)
+        check_backward(call(feedforward_backward, dy, *p.args(), names=BACKWARD_ARGS, why=READ_ONLY), p, dy,
+                       tol=dict(rtol=1e-3, atol=1e-4))

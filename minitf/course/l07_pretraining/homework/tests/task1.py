@@ -95,10 +95,17 @@ def check_span_corruption(fn, tokens, mask, V) -> None:
 
 
 @task1
-def test_span_corruption_t5_test_vector(submission):
+def test_span_corruption_t5_test_vector(submission, homework_seed):
+    """T5's own test vector; on the secret seed, one like it (a text that starts with noise) that no
+    public run shows."""
     span_corruption = submission.function("span_corruption")
     v = T5_VECTOR
     check_span_corruption(span_corruption, v["tokens"].copy(), v["noise_mask"].copy(), v["vocab_size"])
+    if homework_seed.secret:
+        rng = homework_seed.rng("t5 test vector")
+        mask = any_mask(rng, 6)
+        mask[0] = True
+        check_span_corruption(span_corruption, random_text(rng, 6, 1000), mask, 1000)
 
 
 @task1

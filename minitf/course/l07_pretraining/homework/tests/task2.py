@@ -80,10 +80,16 @@ def check_rebuild(fn, tokens, mask, V, n_sentinels=N_SENTINELS) -> None:
 
 
 @task2
-def test_rebuild_t5_test_vector(submission):
+def test_rebuild_t5_test_vector(submission, homework_seed):
+    """T5's own test vector; on the secret seed, one like it that no public run shows."""
     rebuild = submission.function("rebuild")
     v = T5_VECTOR
     check_rebuild(rebuild, v["tokens"].copy(), v["noise_mask"].copy(), v["vocab_size"], 16)
+    if homework_seed.secret:
+        rng = homework_seed.rng("t5 test vector")
+        mask = any_mask(rng, 6)
+        mask[0] = True
+        check_rebuild(rebuild, random_text(rng, 6, 1000), mask, 1000, 16)
 
 
 @task2
@@ -105,3 +111,19 @@ def test_rebuild_any_mask(submission, homework_seed):
     tokens = random_text(rng, 6, 100)
     for mask in (np.zeros(6, bool), np.ones(6, bool), np.array([True, False] * 3)):
         check_rebuild(rebuild, tokens, mask, 100)
+
+
+@task2
+def test_rebuild_with_every_sentinel_used(submission, homework_seed):
+    """``n_sentinels`` at its smallest: exactly the sentinels the pair uses, so the lowest of them is
+    V - n_sentinels itself, and the text holds the largest ordinary id, V - n_sentinels - 1 (an
+    off-by-one in "ids >= V - n_sentinels are sentinels" shows)."""
+    rebuild = submission.function("rebuild")
+    rng = np.random.default_rng(homework_seed + 75)
+    for L, V in shapes(homework_seed, [(9, 40), (14, 60)], L=(2, 30), V=(40, 300)):
+        mask = any_mask(rng, L)
+        mask[rng.integers(0, L)] = not mask.all()  # noise and non-noise both
+        n_sentinels = max(len(runs(mask)), len(runs(~mask)))
+        tokens = rng.integers(3, V - n_sentinels, size=L).astype(np.int64)
+        tokens[rng.integers(0, L)] = V - n_sentinels - 1  # the largest ordinary id
+        check_rebuild(rebuild, tokens, mask, V, n_sentinels)

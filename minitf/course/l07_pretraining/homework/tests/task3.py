@@ -34,9 +34,13 @@ def check_infilling(fn, tokens, starts, lengths, mask_id=MASK_ID) -> None:
 
 
 @task3
-def test_text_infilling_docstring_example(submission):
+def test_text_infilling_docstring_example(submission, homework_seed):
+    """The template's example; on the secret seed, one like it that no public run shows."""
     text_infilling = submission.function("text_infilling")
     check_infilling(text_infilling, np.array([20, 21, 22, 23, 24, 25]), np.array([4, 1, 6]), np.array([2, 2, 0]), 1)
+    if homework_seed.secret:
+        rng = homework_seed.rng("docstring example")
+        check_infilling(text_infilling, random_text(rng, 6, 200), *random_spans(rng, 6), 1)
 
 
 @task3

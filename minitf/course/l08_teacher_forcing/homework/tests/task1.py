@@ -63,10 +63,14 @@ def check_shift(shift_right, labels, start_id, pad_id) -> None:
 
 
 @task1
-def test_shift_right_docstring_example(submission):
+def test_shift_right_docstring_example(submission, homework_seed):
+    """The template's example; on the secret seed, one like it that no public run shows (an answer
+    recorded for the example alone earns nothing)."""
     shift_right = submission.function("shift_right")
     labels = np.array([[5, 4, 6, 2], [7, 2, IGNORE_INDEX, IGNORE_INDEX]], dtype=np.int64)
     check_shift(shift_right, labels, START, PAD)
+    if homework_seed.secret:
+        check_shift(shift_right, random_labels(homework_seed.rng("docstring example"), 2, 4), START, PAD)
 
 
 @task1

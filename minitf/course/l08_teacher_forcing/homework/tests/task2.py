@@ -52,7 +52,7 @@ def check_causal_mask(mask, T: int, dtype) -> None:
 @task2
 def test_causal_mask_values(submission, homework_seed):
     causal_mask = submission.function("causal_mask")
-    drawn = shapes(homework_seed, [(2,), (9,)], T=(1, 16)) if homework_seed.secret else []  # more sizes, secretly
+    drawn = shapes(homework_seed, [(2,), (9,)], T=(8, 40)) if homework_seed.secret else []  # sizes no public run asks
     for T, dtype in [(5, np.float32), (1, np.float32), (7, np.float64)] + [(T, np.float64) for (T,) in drawn]:
         check_causal_mask(causal_mask(T, dtype=dtype), T, dtype)
 
@@ -71,6 +71,9 @@ def test_causal_mask_blocks_the_future_in_the_model(submission, homework_seed):
     B, T = batch.labels.shape
     mask = causal_mask(T, dtype=np.float64)
     check_causal_mask(mask, T, np.float64)
+    if homework_seed.secret:  # and a length no public run asks for (a mask recorded for the public lengths fails)
+        (T2,), = shapes(homework_seed, [(12,)], T=(8, 40))
+        check_causal_mask(causal_mask(T2, dtype=np.float64), T2, np.float64)
     logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids, self_mask=mask)  # (B, T, V)
     expected, _ = model.forward(batch.input_ids, batch.decoder_input_ids)  # minitf's mask
     expect_close("logits with your mask", logits, expected, rtol=1e-9, atol=1e-9,
@@ -89,5 +92,8 @@ def test_causal_mask_blocks_the_future_in_the_model(submission, homework_seed):
 def test_training_with_your_causal_mask(submission, homework_seed):
     causal_mask = submission.function("causal_mask")
     check_causal_mask(causal_mask(4, dtype=np.float32), 4, np.float32)
+    if homework_seed.secret:  # a length no public run asks for
+        (T2,), = shapes(homework_seed, [(12,)], T=(8, 40))
+        check_causal_mask(causal_mask(T2, dtype=np.float32), T2, np.float32)
     losses = student_losses(submission, homework_seed, mask_fn=Student("causal_mask"))
     expect_same_curve("your causal_mask", losses, reference_losses(homework_seed))

@@ -135,7 +135,10 @@ def test_gradient_against_finite_differences(submission, homework_seed):
     """Your gradient must be the derivative of your loss (float64 finite differences)."""
     masked_cross_entropy = submission.function("masked_cross_entropy")
     logits, labels = loss_problem(homework_seed + 5, B=2, T=4, V=5)
-    _, dlogits = call_loss(masked_cross_entropy, logits, labels)
+    loss, dlogits = call_loss(masked_cross_entropy, logits, labels)
+    # a loss and gradient that agree with each other must also be the loss (a constant 0 agrees with its 0 gradient)
+    expect_close("loss", loss, minitf_cross_entropy(logits, labels)[0], rtol=1e-7, atol=1e-12,
+                 hint="the mean of -log softmax(z)[y] over the real target tokens")
     x = logits.copy()
     numeric = numerical_gradient(lambda: float(masked_cross_entropy(x, labels)[0]), x, h=1e-3)
     expect_close("dlogits vs finite differences of your loss", dlogits, numeric, rtol=1e-6, atol=1e-9,
@@ -149,6 +152,10 @@ def test_padding_changes_nothing(submission, homework_seed):
     masked_cross_entropy = submission.function("masked_cross_entropy")
     logits, labels = loss_problem(homework_seed + 7)
     loss, dlogits = call_loss(masked_cross_entropy, logits, labels)
+    expected_loss, expected = minitf_cross_entropy(logits, labels)  # invariance alone would pass a constant
+    expect_close("loss", loss, expected_loss, rtol=1e-7, atol=1e-12, hint="the mean over the real target tokens")
+    expect_close("dlogits", dlogits, expected, rtol=1e-7, atol=1e-12,
+                 hint="(p_hat - onehot(y)) / n_real at real positions, 0 at padding")
     B, T, V = logits.shape
     rng = np.random.default_rng(homework_seed)
     more_logits = np.concatenate([logits, rng.normal(0, 5, size=(B, 4, V))], axis=1)  # (B, T+4, V)

@@ -134,6 +134,9 @@ def test_free_running_decode_feeds_its_own_outputs(submission, reverse_model):
                 fail(f"at step {j} row {r} was fed token {prefix[r, j]}, but the model's own prediction at step "
                      f"{j - 1} was {own[r, j - 1]}: free-running generation feeds y-hat_(t-1), the model's own "
                      f"output, never the ground truth")
+    # and what it returns is what it generated (feeding the right prefixes and returning other tokens is no decoder)
+    expect_equal_ids("generated", generated, greedy_reference(model, src, max_len),
+                     hint="the tokens generated, the pad id after a row's <eos>")
 
 
 @task5
@@ -205,3 +208,40 @@ def test_other_start_end_and_padding_ids_and_a_batch_of_one(submission, reverse_
                              f"B={rows.shape[0]})", out, expected,
                              hint="start from the start_id given, stop a row at the eos_id given, and fill its later "
                                   "places with model.config.pad_id (not with constants)")
+
+
+def expected_exposure(model, batch, start_id: int, eos_id: int) -> dict:
+    """The three numbers of exposure_bias, from minitf: the teacher-forced argmax on the batch's own
+    inputs, greedy generation from ``start_id`` stopped at ``eos_id`` (max_len = T)."""
+    labels = batch.labels
+    real = labels != -100
+    with model.evaluating():
+        logits, _ = model.forward(batch.input_ids, batch.decoder_input_ids)
+    tf = float(((logits.argmax(-1) == labels) & real).sum() / real.sum())
+    generated = greedy_search(model, batch.input_ids, max_new_tokens=labels.shape[1], start_id=start_id,
+                              eos_id=eos_id, use_cache=False).sequences
+    pred = np.full(labels.shape, -1)
+    pred[:, :generated.shape[1]] = generated
+    fr = float(((pred == labels) & real).sum() / real.sum())
+    return {"teacher_forced_accuracy": tf, "free_running_accuracy": fr, "gap": tf - fr}
+
+
+@task5
+def test_exposure_bias_with_other_start_and_end_ids(submission, reverse_model):
+    """``start_id`` and ``eos_id`` at other values than <bos> and <eos> (the free-running side starts
+    and stops where it is told), on the trained model and on a batch of one row."""
+    exposure_bias = submission.function("exposure_bias")
+    model, batch = reverse_model["model"], reverse_model["batch"]
+    start_id = 4
+    eos_id = other_special_ids(model, batch.input_ids[:12], start_id, batch.labels.shape[1])
+    for rows in (slice(0, 12), slice(12, 13)):
+        given = Batch(batch.input_ids[rows].copy(), batch.decoder_input_ids[rows].copy(), batch.labels[rows].copy())
+        out = exposure_bias(model, given, start_id, eos_id)
+        if not isinstance(out, dict):
+            fail(f"exposure_bias: expected a dict, received {type(out).__name__}")
+        want = expected_exposure(model, given, start_id, eos_id)
+        for key, value in want.items():
+            expect_close(f"{key} (start_id {start_id}, eos_id {eos_id}, B = {given.labels.shape[0]})",
+                         as_float(key, out.get(key)), value, rtol=0, atol=1e-9,
+                         hint="generate from the start_id given and stop at the eos_id given (pass them on to your "
+                              "free_running_decode), not the tokenizer's")

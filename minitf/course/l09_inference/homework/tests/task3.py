@@ -182,10 +182,11 @@ def check_backward(fn, dP, P_vocab, p_gen, a, src_ext, what):
 def test_mixture_forward_matches_minitf(submission, homework_seed, dtype):
     """Repeated tokens (in and out of the vocabulary) and padded source positions; rtol 1e-11 (float64)."""
     forward = submission.function("copy_mixture_forward")
-    (B, T, S, V), = shapes(homework_seed, [(3, 4, 7, 8)], B=(1, 4), T=(1, 6), S=(5, 10), V=(4, 12))
-    P_vocab, p_gen, a, src_ext, V_ext, _ = mixture_problem(homework_seed + 300 + (dtype == "float32"), B=B, T=T, S=S,
-                                                           V=V, dtype=np.dtype(dtype))
-    check_forward(forward, P_vocab, p_gen, a, src_ext, V_ext, dtype)
+    for k, (B, T, S, V) in enumerate(shapes(homework_seed, [(3, 4, 7, 8), (1, 3, 5, 6)], B=(1, 4), T=(1, 6), S=(5, 10),
+                                            V=(4, 12))):  # a batch of one too
+        P_vocab, p_gen, a, src_ext, V_ext, _ = mixture_problem(homework_seed + 300 + (dtype == "float32") + 5 * k, B=B,
+                                                               T=T, S=S, V=V, dtype=np.dtype(dtype))
+        check_forward(forward, P_vocab, p_gen, a, src_ext, V_ext, dtype)
 
 
 @task3
@@ -211,8 +212,11 @@ def copy_head_inputs(P_vocab, p_gen, seed):
 def test_mixture_backward_matches_minitf(submission, homework_seed):
     """float64, rtol 1e-11 against minitf's gather-based backward."""
     backward = submission.function("copy_mixture_backward")
-    P_vocab, p_gen, a, src_ext, _, dP = mixture_problem(homework_seed + 320, spread=True)
-    check_backward(backward, dP, P_vocab, p_gen, a, src_ext, "float64")
+    for k, (B, T, S, V) in enumerate(shapes(homework_seed, [(3, 4, 7, 8), (1, 3, 5, 6)], B=(1, 4), T=(1, 6), S=(5, 10),
+                                            V=(4, 12))):  # a batch of one too
+        P_vocab, p_gen, a, src_ext, _, dP = mixture_problem(homework_seed + 320 + 5 * k, B=B, T=T, S=S, V=V,
+                                                            spread=True)
+        check_backward(backward, dP, P_vocab, p_gen, a, src_ext, "float64")
 
 
 @task3

@@ -154,13 +154,13 @@ def test_coverage_gradient_reaches_earlier_steps(submission, homework_seed):
     coverage, and get the gradient through it."""
     fn = submission.function("coverage_loss")
     rng = np.random.default_rng(homework_seed + 410)
-    B, T, S = 2, 5, 4
-    scores = rng.normal(0.0, 0.5, size=(B, T, S))
-    scores[:, :, 1] += 2.0  # every step looks at position 1 again
-    a = softmax(scores)
-    a[:, 1] = a[:, 0]  # step 1 repeats step 0 exactly: ties, decided by the template's rule
-    labels = np.full((B, T), 7, dtype=np.int64)
-    check_coverage(fn, a, labels, 1.0, np.zeros((B, S), bool), "repeated attention")
+    for B, T, S in ((2, 5, 4), (1, 4, 3)):  # a batch of one too
+        scores = rng.normal(0.0, 0.5, size=(B, T, S))
+        scores[:, :, 1] += 2.0  # every step looks at position 1 again
+        a = softmax(scores)
+        a[:, 1] = a[:, 0]  # step 1 repeats step 0 exactly: ties, decided by the template's rule
+        labels = np.full((B, T), 7, dtype=np.int64)
+        check_coverage(fn, a, labels, 1.0, np.zeros((B, S), bool), f"repeated attention, B = {B}")
 
 
 @task4

@@ -17,6 +17,7 @@ from .common import first_index
 HOMEWORK = "hw09"
 task5 = pytest.mark.hw09_task5
 PAD, BOS = 0, 1
+PAD_OTHER = 99  # another tokenizer's padding id (the tokens here are 3 .. V-1 < 99)
 
 
 # =====================================================================================
@@ -116,21 +117,22 @@ def test_mix_inputs_all_model_or_all_gold(submission, homework_seed, eps):
 
 @task5
 def test_mix_inputs_with_another_pad_id_and_one_row(submission, homework_seed):
-    """``pad_id`` at another value than 0 (the tokens are 3 .. V-1, the padding here 2), and a batch
+    """``pad_id`` at another value than 0 (the tokens are 3 .. V-1, the padding here 99), and a batch
     of one row: padding is found by the pad_id given."""
     fn = submission.function("mix_inputs")
     (B, T, V), = shapes(homework_seed, [(3, 6, 15)], B=(1, 5), T=(3, 9), V=(12, 30))
     for k, b in enumerate((B, 1)):
-        ids, predictions, use_gold = mix_problem(homework_seed + 520 + k, B=b, T=T, V=V, pad_id=2)
+        ids, predictions, use_gold = mix_problem(homework_seed + 520 + k, B=b, T=T, V=V, pad_id=PAD_OTHER)
         if b == 1:
-            ids[0, -2:] = 2  # a row of one, with padding
-        ids[-1, -1] = 2  # padding in every problem
-        use_gold = use_gold & (ids != 2)  # the draw says "model" on the padding: it must stay padding anyway
-        out = call(fn, ids, predictions, use_gold, 2, names=["decoder_input_ids", "predictions", "use_gold"],
+            ids[0, -2:] = PAD_OTHER  # a row of one, with padding
+        ids[-1, -1] = PAD_OTHER  # padding in every problem
+        use_gold = use_gold & (ids != PAD_OTHER)  # the draw says "model" on the padding: it must stay padding anyway
+        out = call(fn, ids, predictions, use_gold, PAD_OTHER, names=["decoder_input_ids", "predictions", "use_gold"],
                    returns=2)
         fed = as_array("fed", out[0], shape=ids.shape, kind="i")
         gold = as_array("gold", out[1], shape=ids.shape)
-        exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold, pad_id=2)
-        hint = "padding is where decoder_input_ids equals the pad_id given (2 here), not 0"
-        expect_equal_ids(f"fed (pad_id = 2, B = {b})", fed, exp_fed, hint=hint)
-        expect_equal_ids(f"gold (pad_id = 2, B = {b})", gold.astype(np.int64), exp_gold.astype(np.int64), hint=hint)
+        exp_fed, exp_gold = minitf_mix(ids, predictions, use_gold, pad_id=PAD_OTHER)
+        hint = f"padding is where decoder_input_ids equals the pad_id given ({PAD_OTHER} here), not 0"
+        expect_equal_ids(f"fed (pad_id = {PAD_OTHER}, B = {b})", fed, exp_fed, hint=hint)
+        expect_equal_ids(f"gold (pad_id = {PAD_OTHER}, B = {b})", gold.astype(np.int64), exp_gold.astype(np.int64),
+                         hint=hint)

@@ -67,9 +67,13 @@ def accuracy_curve(rng, n: int) -> np.ndarray:
 
 
 @task3
-def test_early_stopping_docstring_example(submission):
+def test_early_stopping_docstring_example(submission, homework_seed):
+    """The template's example; on the secret seed, one like it that no public run shows."""
     early_stopping = submission.function("early_stopping")
     check_early_stopping(early_stopping, [3.0, 2.0, 2.5, 1.95, 2.2], "min", 2, 0.1)
+    if homework_seed.secret:
+        rng = homework_seed.rng("docstring example")
+        check_early_stopping(early_stopping, np.round(loss_curve(rng, 7), 2).tolist(), "min", 2, 0.1)
 
 
 @task3
@@ -99,12 +103,19 @@ def test_early_stopping_on_an_accuracy(submission, homework_seed):
 
 
 @task3
-def test_early_stopping_on_loss_vs_on_exact_match(submission):
+def test_early_stopping_on_loss_vs_on_exact_match(submission, homework_seed):
     """Lesson 10, section 4: a run whose teacher-forced loss keeps falling after its exact
-    match has peaked; stopping on each keeps a different checkpoint."""
+    match has peaked; stopping on each keeps a different checkpoint.  (On the secret seed, the
+    two curves are drawn: a loss that falls throughout, an exact match that peaks early.)"""
     early_stopping = submission.function("early_stopping")
     loss = [2.1, 1.4, 1.0, 0.8, 0.7, 0.64, 0.61, 0.6, 0.59, 0.585, 0.6, 0.62]
     exact = [0.0, 0.05, 0.2, 0.35, 0.42, 0.41, 0.38, 0.36, 0.37, 0.35, 0.34, 0.33]
+    if homework_seed.secret:
+        rng = homework_seed.rng("loss vs exact match")
+        n, peak = int(rng.integers(10, 16)), int(rng.integers(3, 6))
+        loss = np.round(np.sort(rng.uniform(0.5, 2.5, n))[::-1], 3).tolist()  # falls throughout
+        rise, fall = np.sort(rng.uniform(0.0, 0.5, peak + 1)), np.sort(rng.uniform(0.1, 0.45, n - peak - 1))[::-1]
+        exact = np.round(np.concatenate([rise, np.minimum(fall, rise[-1] - 0.01)]), 3).tolist()  # peaks at `peak`
     check_early_stopping(early_stopping, loss, "min", 2, 0.0)
     check_early_stopping(early_stopping, exact, "max", 3, 0.0)
     best_loss, _ = early_stopping(loss, "min", 2, 0.0)
