@@ -13,7 +13,8 @@ figure                       what it is drawn from
 ``l05_prepost``              each block's gradient norm at initialisation, pre-LN vs post-LN
                              (:func:`~minitf.course.l05_block.init_gradient_norms`), and both
                              trained with and without warm-up
-                             (:func:`~minitf.course.l05_block.warmup_runs`)
+                             (:func:`~minitf.course.l05_block.warmup_runs`, stored by
+                             :mod:`~minitf.course.l05_block.warmup_curves`)
 ``l05_positions``            the sinusoidal table, the dot products of its rows, and the
                              accuracy by target position of the two position runs
                              (:func:`~minitf.course.l05_block.position_runs`) on strings longer
@@ -28,7 +29,8 @@ import numpy as np
 
 from .experiments import (ARRANGEMENTS, DEPTH, HIGH_LR, STACKS, TEST_MAX_LEN, TRAIN_MAX_LEN, WARMUP,
                           accuracy_by_position, depth_profiles, init_gradient_norms, position_runs,
-                          unigram_loss, warmup_runs)
+                          unigram_loss)
+from .warmup_curves import stored_curves
 from ...layers.positional import sinusoidal_table
 from ..kit.figures.draw import box_fill
 from ..kit.figures.key import KEY, NEUTRAL
@@ -235,14 +237,15 @@ def pre_post(seed: int = 0):
     on the right the same configuration with six blocks a side, where post-LN's tilt toward
     the top decoder block is much larger.  Bottom: the training loss (running mean over 10
     steps) of the lesson's two-block model in each arrangement, with 30 warm-up steps and with
-    none, peak learning rate 1.5e-2; the dotted line is the loss of predicting letter
+    none, peak learning rate 1.5e-2, as stored (:mod:`~minitf.course.l05_block.warmup_curves`:
+    the post-LN run without warm-up differs between CPU kernels); the dotted line is the loss of predicting letter
     frequencies (:func:`~minitf.course.l05_block.unigram_loss`)."""
     from ..kit.figures.draw import new_figure, slide_axes
 
     enc, dec, loss, ink, rule = KEY["encoder"], KEY["decoder"], KEY["loss"], NEUTRAL["ink"], NEUTRAL["rule"]
     depths = (2, 6)  # the trained model's blocks a side, and a deeper one
     inits = {(L, name): init_gradient_norms(nf, seed, n_layers=L) for L in depths for name, nf in ARRANGEMENTS.items()}
-    runs = warmup_runs(seed)
+    curves = stored_curves(seed)  # the warm-up runs' loss curves, stored: one of them moves between CPU kernels
     floor = unigram_loss()
     top = 1.3 * max(max(g.encoder.max(), g.decoder.max()) for g in inits.values())
     x_of = {2: np.array([1.0, 2.0]), 6: np.arange(3.6, 9.6)}  # the two models side by side, a gap between
@@ -277,12 +280,12 @@ def pre_post(seed: int = 0):
     for k, name in enumerate(ARRANGEMENTS):
         ax = fig.add_axes((0.075 + 0.5 * k, 0.085, 0.42, 0.32))
         for warmup in (WARMUP, 0):
-            h = runs[name, warmup].history
+            h = curves[name, warmup]
             label = f"warm-up {warmup} steps" if warmup else "no warm-up"
-            ax.plot(h.step, _running_mean(h.loss), label=label,
+            ax.plot(h["step"], _running_mean(np.asarray(h["loss"])), label=label,
                     **loss.line(alpha=1.0 if warmup else 0.5, linewidth=2.8 if warmup else 2.2))
         ax.axhline(floor, color=ink, linestyle=":", linewidth=1.4)
-        ax.text(h.step[-1], floor + 0.06, "letter frequencies only", ha="right", va="bottom", fontsize=PT)
+        ax.text(h["step"][-1], floor + 0.06, "letter frequencies only", ha="right", va="bottom", fontsize=PT)
         ax.set_ylim(0, 4.0)
         ax.set_yticks([0, 1, 2, 3, 4])
         ax.set_xlabel("training step", labelpad=1)

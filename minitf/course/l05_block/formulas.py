@@ -179,7 +179,8 @@ def _gelu_tanh(a):
 \qquad (B, T, D) \to (B, T, F) \to (B, T, D)""",
          computes="minitf.layers.feedforward.FeedForward.forward",
          note="The same weights at every position, each position on its own; F is usually 4D, and the FFN "
-              "holds 2DF + F + D parameters, most of a block's.")
+              "holds 2DF + F + D parameters: most of an encoder block's, about half of a decoder block's "
+              "(which has a second attention).")
 def check_ffn(rng):
     x = rng.standard_normal((2, 3, 6))
     out = []
