@@ -2,7 +2,7 @@
 
 The post-LN run without warm-up trains at the edge of stability.  Its loss curve moves by a few
 hundredths between two CPU kernels of the same OpenBLAS (``OPENBLAS_CORETYPE=Haswell`` against
-the default one: 0.045 at step 140, while the other three runs agree to 1e-6), which moves the
+SkylakeX, the default on the machine that stored the curves: 0.045 at step 140, while the other three runs agree to 1e-6), which moves the
 figure's line by more than the committed figures' tolerance.  So the figure draws the curves
 stored here, measured once with one BLAS thread (the kernel is recorded), and
 :func:`compare_with_stored` says how far a live run is from them::
