@@ -24,7 +24,7 @@ which tasks only the course's autograder can score.
 
 How grading keeps a student's code from touching its own score
 --------------------------------------------------------------
-* **A submission is a regular file's bytes** (:func:`.grader.read_submission`): links,
+* **A submission is a regular file's bytes** (:func:`.submission.read_submission`): links,
   folders, devices, paths resolving outside the submission folder and notebooks are refused,
   scoring 0 with the reason; the bytes are read once, with ``O_NOFOLLOW``, and only they are
   graded.

@@ -25,7 +25,9 @@ the bundle is tested.  Under Gradescope's rules:
   first, else the one ``.py`` file); a link, a folder, a device, a path outside that folder or
   a notebook is refused, with the reason, and scores 0;
 * every test carries a ``visibility``: the concept check's ``after_due_date`` (its answers
-  would otherwise be found by trying), the others ``visible``;
+  would otherwise be found by trying), the others ``visible``.  The total cannot give the key
+  away either: Gradescope's specification ("Controlling Test Case Visibility") says that while
+  a test case is hidden, students do not see their total score;
 * the student's code runs inside bubblewrap.  Where bubblewrap cannot start (a container
   that forbids it), ``results.json`` says so and scores 0 -- nothing is graded without the
   boundary.  **The fallback**, for a course that knowingly accepts an ordinary process (no

@@ -9,7 +9,7 @@
 
 How a run goes, and why:
 
-1. **A submission is a regular file's bytes** (:func:`read_submission`): a link (symbolic or
+1. **A submission is a regular file's bytes** (:func:`.submission.read_submission`): a link (symbolic or
    hard), a folder, a device, a path that resolves outside the submission's folder and a notebook are refused
    (every task 0, the reason said once).  The bytes are read once, with ``O_NOFOLLOW``, and
    only they are graded: the grader works on its own copy.  A file that does not compile
@@ -36,259 +36,22 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..checks import check_int, check_number
 from . import INSTRUCTOR_ENV, Homework, Task, get_homework
 from .problems import SECRET_FILE
+from .results import GradeResult, TaskResult, gradebook, printable  # noqa: F401  (gradebook: the package's API)
+from .submission import MAX_SUBMISSION_BYTES, SubmissionRefused, check_source, read_submission  # noqa: F401
 from .workers import CALL_TIMEOUT, STARTUP_TIMEOUT, TASK_TIMEOUT, resolve_isolation
 
 OUTPUT_TAIL = 2000  # characters of a crashed run's console output kept for the message
-MAX_SUBMISSION_BYTES = 4 << 20  # a homework file is a few dozen kB
 OUTPUT_SHOWN = 4000  # characters of what a task's code printed, shown after its result
-MESSAGE_SHOWN = 4000  # characters of one failure message (wrapped, never cut at a line's width)
-WIDTH = 100
-
-
-class SubmissionRefused(ValueError):
-    """The submission is not a regular file's bytes that can be graded (a link, a folder...)."""
-
-
-@dataclass
-class TaskResult:
-    """One task's grade."""
-
-    task: Task
-    label: str  # "8.3"
-    score: float
-    max_score: float
-    status: str  # "passed", "failed", "no credit", "timeout", "error", "refused",
-    # or "autograder only" (not graded here)
-    passed: int = 0
-    total: int = 0
-    message: str = ""  # the first failure, for the student
-    tests: list = field(default_factory=list)  # the plugin's per-test records
-    seconds: float = 0.0
-    output: str = ""  # what the student's code printed during the task's public problems
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "passed"
-
-    @property
-    def graded(self) -> bool:
-        return self.status != "autograder only"
-
-    @property
-    def failures(self) -> list:
-        """``(test name, its message)`` for every test that did not pass."""
-        return [(t["name"], (t.get("message") or "").strip()) for t in self.tests
-                if t.get("outcome") not in ("passed", "skipped")]
-
-    @property
-    def notes(self) -> list:
-        return [n for t in self.tests for n in t.get("notes", [])]
-
-
-@dataclass
-class GradeResult:
-    """A whole submission's grade."""
-
-    homework: Homework
-    submission: str  # the file graded
-    tasks: list
-    isolation: str | None = None  # "bwrap" or "process": how the student's code was run
-    seed: int | None = None  # the public seed of the test problems
-    message: str = ""  # why nothing was graded (a refused file, a syntax error), said once
-
-    @property
-    def score(self) -> float:
-        return round(sum(t.score for t in self.tasks if t.graded), 2)
-
-    @property
-    def max_score(self) -> float:
-        return float(sum(t.max_score for t in self.tasks if t.graded))
-
-    @property
-    def all_passed(self) -> bool:
-        return not self.message and all(t.ok for t in self.tasks if t.graded)
-
-    def to_gradescope(self) -> dict:
-        """Gradescope's ``results.json``: ``{"score", "output", "visibility", "tests": [{"name",
-        "score", "max_score", "output", "status", "visibility"}]}``.  A concept check's test is
-        ``after_due_date`` (its answers would otherwise be found by trying), the others ``visible``."""
-        tests = []
-        for t in self.tasks:
-            if not t.graded:
-                continue
-            lines = [f"{t.passed}/{t.total} tests passed" if t.total else t.status]
-            if t.message and not self.message:
-                lines.append(t.message)
-            if len(t.failures) > 1:
-                lines.append("")
-                lines.extend(f"- {name}: {message}" for name, message in t.failures[1:])
-            if t.notes:
-                lines.append("")
-                lines.extend(t.notes)
-            if t.output:
-                lines += ["", "What your code printed (public problems only):", t.output]
-            tests.append({"name": f"Task {t.label}: {t.task.title}", "score": t.score, "max_score": t.max_score,
-                          "output": "\n".join(lines), "status": "passed" if t.ok else "failed",
-                          "visibility": t.task.visibility})
-        out = {"score": self.score, "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
-        if self.message:
-            out["output"] = self.message
-        return out
-
-    def write_results(self, path) -> Path:
-        path = Path(path)
-        path.write_text(json.dumps(self.to_gradescope(), indent=2) + "\n", encoding="utf-8")
-        return path
-
-    def table(self, width: int = WIDTH) -> str:
-        """A score table: one row per task, then every failed check of each task that lost
-        points, each message in full (wrapped), and what the task's code printed."""
-        hw = self.homework
-        rows = [f"{hw.name} -- Lesson {hw.lesson}: {hw.title}", f"submission: {self.submission}"]
-        if self.isolation == "process":
-            rows += wrap("(your code ran in a process of its own, without bubblewrap: fine for checking your own "
-                         "work, but no boundary -- the course's autograder runs it inside bubblewrap)", width)
-        if self.message:
-            rows.append("")
-            rows += wrap(self.message, width)
-        rows.append("")
-        head = f"{'task':<6}{'':<56}{'points':>10}  {'result':<16}"
-        rows += [head, "-" * len(head)]
-        for t in self.tasks:
-            title = t.task.title if len(t.task.title) <= 54 else t.task.title[:53] + "~"
-            points = f"{t.score:g}/{t.max_score:g}" if t.graded else f"-/{t.max_score:g}"
-            tests = f" ({t.passed}/{t.total})" if t.total else ""
-            result = "pass" if t.ok else t.status.upper()
-            rows.append(f"{t.label:<6}{title:<56}{points:>10}  {result}{tests}")
-        rows.append("-" * len(head))
-        rows.append(f"{'total':<62}{f'{self.score:g}/{self.max_score:g}':>10}")
-        ungraded = [t for t in self.tasks if not t.graded]
-        if ungraded:
-            rows.append("")
-            rows += wrap(f"Task {', '.join(t.label for t in ungraded)}: scored only by the course's autograder (its "
-                         f"tests need the instructor's files), so not in this total.", width)
-        for t in self.tasks:
-            if t.graded and not t.ok and t.message and not self.message:
-                rows.append("")
-                message = re.sub(rf"^Task {re.escape(t.label)}:? ", "", t.message.strip())  # said once, below
-                rows += wrap(f"Task {t.label}: {message}", width)
-                for name, text in t.failures[1:]:
-                    rows += wrap(f"- {name}: {text}", width, indent="  ", subsequent="      ")
-            for note in t.notes:
-                rows += wrap(f"Task {t.label}: {note}", width)
-            if t.output:
-                rows += ["", f"Task {t.label}: what your code printed (public problems only):"]
-                rows += ["  | " + line for line in t.output.splitlines()]
-        return "\n".join(rows)
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (a terminal's escape sequences among them) shown as "?"."""
-    return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in str(text or ""))
-
-
-def first_line(text: str) -> str:
-    return (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-
-
-def wrap(text: str, width: int = WIDTH, indent: str = "", subsequent: str = "    ") -> list[str]:
-    """``text`` (at most :data:`MESSAGE_SHOWN` characters) wrapped to ``width``, every line after
-    the first indented: nothing a message says can pass for a row of the table."""
-    text = (text or "").strip()
-    if len(text) > MESSAGE_SHOWN:
-        text = text[:MESSAGE_SHOWN - 5] + " [...]"
-    lines = []
-    for k, paragraph in enumerate(text.splitlines() or [""]):
-        first = indent if k == 0 else subsequent
-        lines += textwrap.wrap(paragraph, width, initial_indent=first, subsequent_indent=subsequent,
-                               break_long_words=True, break_on_hyphens=False) or [first.rstrip()]
-    return lines
-
-
-# ---- reading a submission ------------------------------------------------------------------------------------
-def read_submission(path, folder=None) -> bytes:
-    """The bytes of the submission at ``path``: a regular file, not a link (symbolic or hard), inside ``folder``
-    (default: its own folder), read once with ``O_NOFOLLOW``.  Raises :class:`SubmissionRefused`
-    saying why not."""
-    path = Path(path)
-    shown = str(path)
-    if path.suffix == ".ipynb":
-        raise SubmissionRefused(f"{shown} is a notebook: export it to .py (in Jupyter: File > Save and Export "
-                                f"Notebook As > Executable Script, or `jupyter nbconvert --to script`), then "
-                                f"submit the .py file")
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        raise SubmissionRefused(f"{shown}: no such file") from None
-    except OSError as e:
-        raise SubmissionRefused(f"{shown} cannot be read: {e.strerror}") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise SubmissionRefused(f"{shown} is a symbolic link, not your file: submit the file itself (a link is "
-                                f"not graded, whatever it points to)")
-    if stat.S_ISDIR(info.st_mode):
-        raise SubmissionRefused(f"{shown} is a folder: submit your .py file itself")
-    if not stat.S_ISREG(info.st_mode):
-        raise SubmissionRefused(f"{shown} is not a regular file (a device, a pipe or a socket): submit your .py "
-                                f"file itself")
-    if info.st_nlink > 1:
-        raise SubmissionRefused(f"{shown} is a hard link (a file with {info.st_nlink} names: its bytes live under "
-                                f"another name as well): submit a file of your own")
-    base = Path(folder) if folder is not None else path.parent
-    real, real_base = os.path.realpath(path), os.path.realpath(base)
-    if not (real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)):
-        raise SubmissionRefused(f"{shown} resolves to {real}, outside the submission's folder {real_base}: "
-                                f"submit the file itself")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:  # replaced by a link between the look and the read
-        raise SubmissionRefused(f"{shown} cannot be opened as a regular file ({e.strerror})") from None
-    try:
-        opened = os.fstat(fd)
-        if not stat.S_ISREG(opened.st_mode):
-            raise SubmissionRefused(f"{shown} is not a regular file: submit your .py file itself")
-        if opened.st_size > MAX_SUBMISSION_BYTES:
-            raise SubmissionRefused(f"{shown} is {opened.st_size} bytes: a homework file is at most "
-                                    f"{MAX_SUBMISSION_BYTES} bytes")
-        chunks, size = [], 0
-        while chunk := os.read(fd, 1 << 16):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > MAX_SUBMISSION_BYTES:
-                raise SubmissionRefused(f"{shown} is larger than {MAX_SUBMISSION_BYTES} bytes")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def check_source(data: bytes, shown: str) -> str | None:
-    """Why ``data`` cannot be a homework file (not UTF-8, a syntax error), or None."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return f"{shown} is not UTF-8 text (byte {e.start}): save it as UTF-8"
-    try:
-        compile(text, shown, "exec", dont_inherit=True)
-    except SyntaxError as e:
-        where = f"line {e.lineno}" + (f", column {e.offset}" if e.offset else "")
-        code = f": {e.text.strip()}" if e.text and e.text.strip() else ""
-        return (f"your file has a syntax error, so none of it can run and every task scores 0: "
-                f"{type(e).__name__}: {e.msg} ({where}{code})")
-    except ValueError as e:  # a null byte
-        return f"your file cannot be compiled: {e}"
-    return None
 
 
 # ---- the pytest run ----------------------------------------------------------------------------------
@@ -602,21 +365,3 @@ def grade_folder(homework, folder, **kwargs) -> dict[str, GradeResult]:
         student = path.name[: -len(path.suffix)] if path.suffix else path.name
         students.append(path.name if student in students else student)
     return dict(zip(students, grade_many(homework, paths, folder=folder, **kwargs)))
-
-
-def gradebook(results: dict, path) -> Path:
-    """Write ``{student: GradeResult}`` as a CSV gradebook: one row per student, one column per
-    task (its points), the total, and why a file was not graded."""
-    import csv
-
-    path = Path(path)
-    rows = list(results.items())
-    tasks = rows[0][1].tasks if rows else []
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student"] + [f"{t.label} ({t.max_score:g})" for t in tasks]
-                        + [f"total ({rows[0][1].max_score:g})" if rows else "total", "note"])
-        for student, result in rows:
-            scores = [f"{t.score:g}" if t.graded else "" for t in result.tasks]
-            writer.writerow([student] + scores + [f"{result.score:g}", first_line(result.message)])
-    return path

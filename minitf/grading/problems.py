@@ -135,9 +135,14 @@ SECRET_PREFIX = ("on a secret problem (drawn from the course's secret seed: size
                  "shows; the numbers are not shown): ")
 
 
+_EXIT_CODE = re.compile(r"exit code (-?\d+)")  # the process's exit code says nothing of the problem: kept
+
+
 def redact(text: str) -> str:
-    """``text`` without its numbers and quoted strings."""
-    return _NUMBER.sub("#", _QUOTED.sub("'...'", text or ""))
+    """``text`` without its numbers and quoted strings (an exit code stays)."""
+    parts = _EXIT_CODE.split(text or "")  # [text, code, text, code, ..., text]
+    return "".join(f"exit code {part}" if k % 2 else _NUMBER.sub("#", _QUOTED.sub("'...'", part))
+                   for k, part in enumerate(parts))
 
 
 def secret_message(message: str) -> str:

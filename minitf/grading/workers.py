@@ -71,6 +71,20 @@ class TimeLimitExceeded(BaseException):
     """A call into the submission ran past its time limit."""
 
 
+def exit_reason(code: int) -> str:
+    """What the exit code of the student's process says, in words."""
+    if code in (-9, 137):
+        return f"exit code {code}: killed, most often for using more memory than its limit"
+    if code < 0:
+        try:
+            return f"exit code {code}: stopped by the signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"exit code {code}: stopped by a signal"
+    if code == 120:
+        return f"exit code {code}: Python could not flush its output as it ended (too much printed?)"
+    return f"exit code {code}: the code called sys.exit or os._exit"
+
+
 class StudentRaised(Exception):
     """The student's code raised an exception; ``str()`` is its description (type, message, line)."""
 
@@ -402,8 +416,7 @@ class Worker:
                 code = self.proc.wait()
                 self.stop()
                 what = "importing your file" if starting else "your code"
-                raise SubmissionError(f"{what} ended the Python process (exit code {code})"
-                                      + (": out of memory?" if code in (-9, 137) else ""))
+                raise SubmissionError(f"{what} ended the Python process ({exit_reason(code)})")
             try:
                 message = unpack(payload, trusted=False, namedtuples=NAMED_TUPLES)
             except WireError as e:
@@ -461,6 +474,8 @@ class Worker:
                 raise SubmissionError("your process sent a malformed reply")
             if r.get("type") == "NotImplementedError":
                 raise NotImplementedError(str(r.get("message", "")))
+            if r.get("type") == "WireError":  # what the function returned cannot be sent: nothing was raised
+                raise SubmissionError(str(r.get("described", "")) + ": the grader checks data only")
             raise StudentRaised(str(r.get("type")), str(r.get("message", "")),
                                 "your code raised " + str(r.get("described", "")))
         return reply

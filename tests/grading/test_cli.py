@@ -124,6 +124,8 @@ def test_cli_grade_a_folder_into_a_gradebook(tmp_path, capsys):
     assert by_student["alice"][1:4] == ["15", "10", "25"] and by_student["bob"][1:4] == ["0", "0", "0"]
     assert by_student["carol"][3] == "0" and "symbolic link" in by_student["carol"][4]
     assert by_student["dave"][3] == "0" and "export it to .py" in by_student["dave"][4]
+    assert by_student["carol"][4] == " ".join(by_student["carol"][4].split()) and by_student["carol"][4].endswith(
+        "points to)")  # the whole message, on one line
     assert "4 submissions graded" in capsys.readouterr().out
     assert cli_main(["grade", "hw08", str(folder)]) == 2  # a folder needs --csv
 

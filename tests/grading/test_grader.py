@@ -102,7 +102,7 @@ def test_process_exit_costs_only_its_task(submission_file):
     result = graded(submission_file("hw08_exits_in_mask"), tasks=[2, 6])
     t2, t6 = task_result(result, 2), task_result(result, 6)
     assert t2.score == 0 and not t2.ok
-    assert "exit code 3" in t2.message, t2.message
+    assert "exit code 3: the code called sys.exit" in t2.message, t2.message
     assert t6.ok
 
 
@@ -383,3 +383,21 @@ def test_a_batch_grades_each_file_as_it_is_graded_alone(tmp_path, submission_fil
     assert [r["score"] for r in alone] == [45.0, 0.0, 30.0, 0.0, 0.0]
     for p, a, b in zip(paths, alone, together):
         assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True), p.name
+
+
+def test_a_return_value_that_cannot_be_sent_is_said_plainly(tmp_path):
+    """A function that returns an object of its own (not data) is told so in one sentence, not as
+    an exception it did not raise."""
+    snippet = tmp_path / "hw08_returns_an_object.py"
+    snippet.write_text('''
+class Mask:
+    pass
+
+
+def causal_mask(T, S=None, offset=0, dtype=None):
+    return Mask()
+''')
+    t2 = task_result(tools.graded(tools.build_submission(snippet, tmp_path / "hw08_obj.py"), tasks=[2]), 2)
+    assert t2.score == 0 and not t2.ok
+    assert "your causal_mask returned a " in t2.message and "your code raised" not in t2.message, t2.message
+    assert "the grader checks data only" in t2.message, t2.message

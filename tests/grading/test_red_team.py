@@ -9,7 +9,7 @@ guard            ``hostile/guard/hwNN_guard_off_*``: the     the file system: in
                  guard switched off from inside, then the    instructor folder, no minitf, no site-packages
                  grader's command line read in /proc, or     (without bubblewrap both score 100: see
                  the disk walked and torch/minitf imported   ``test_a_guard_attack_is_real``)
-links            a symbolic link to the reference, and a     ``grader.read_submission``: a regular file's
+links            a symbolic link to the reference, and a     ``submission.read_submission``: a regular file's
                  hard link to a copy of it                   bytes, no link of either kind
 problems         ``hostile/problems/hwNN_public_answers_     secret problems in every check: the table is
                  only`` (right on every public problem),     right on the public run alone (90 of 90 on
