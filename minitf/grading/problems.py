@@ -127,7 +127,7 @@ def new_secret(path) -> Path:
 
 # ---- what a student reads of a secret problem ------------------------------------------------------------------
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
-_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"")  # an apostrophe (row's, x's) opens no quote
 _RAISED = re.compile(r"^your code raised (\w+)")
 _WHERE = re.compile(r"\(line \d+(?:, in \w+)?(?::.*)?\)\s*$")
 

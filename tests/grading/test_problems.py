@@ -74,6 +74,8 @@ def test_a_secret_failure_shows_no_number_no_value_and_not_the_students_own_text
     raised = secret_message("your code raised ValueError: labels are abcdefg (line 12, in shift_right: x = y)")
     assert "abcdefg" not in raised and "ValueError" in raised and "(line 12, in shift_right: x = y)" in raised
     assert redact("W_k and 1e-11, -3, 0.5 and x2") == "W_k and #, #, # and x2"
+    assert redact("subtract each row's maximum, not x's mean: got 'abc' at 3") == (
+        "subtract each row's maximum, not x's mean: got '...' at #")  # an apostrophe is not a quote
     # the process's exit code says nothing of the problem, and "exit code #" reads as a bug: it stays
     assert redact("your code ended the Python process (exit code 120: could not flush) at 3") == (
         "your code ended the Python process (exit code 120: could not flush) at #")

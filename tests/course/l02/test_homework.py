@@ -26,10 +26,16 @@ CLASSIC_MISTAKES = [
     ("hw02_softmax_backward_diagonal", 1, "keeps only the diagonal of the Jacobian"),
     ("hw02_softmax_backward_sigmoid", 1, "p(1-p)"),
     ("hw02_softmax_backward_whole_sum", 1, "summed over the whole array"),
+    # new in issue 28 (round 2): a partly masked row; a loop in the backward
+    ("hw02_softmax_mean_shift", 1, "a constant other than its maximum"),
+    ("hw02_softmax_backward_jacobian_loop", 1, "a for loop in softmax_backward"),
     # task 2.2: scaled dot-product attention
     ("hw02_scale_one_over_dh", 2, "divided by Dh"),
     ("hw02_no_scale", 2, "1/sqrt(Dh) scale is missing"),
     ("hw02_softmax_over_queries", 2, "over the queries"),
+    # new in issue 28 (round 2): large scores through the forward; a loop over the heads
+    ("hw02_attention_softmax_no_max", 2, "exp(scores) overflowed"),
+    ("hw02_attention_heads_loop", 2, "a for loop in attention_forward"),
     # task 2.3: the attention backward
     ("hw02_dv_no_transpose", 3, "dV = A dout: the transpose is missing"),
     ("hw02_backward_no_scale", 3, "miss the 1/sqrt(Dh)"),
@@ -37,10 +43,15 @@ CLASSIC_MISTAKES = [
     ("hw02_backward_skips_softmax", 3, "softmax backward was skipped"),
     ("hw02_backward_recomputes_weights", 3, "use the A you are given"),
     ("hw02_finite_differences", 3, "finite differences"),
+    # new in issue 28 (round 2): a loop over the heads
+    ("hw02_backward_heads_loop", 3, "a for loop in attention_backward"),
     # task 2.4: many heads
     ("hw02_split_no_transpose", 4, "without the transpose"),
     ("hw02_merge_no_transpose", 4, "without transposing back"),
     ("hw02_heads_loop", 4, "a Python loop"),
+    # new in issue 28 (round 2): a loop written as map; a view with C-order strides (a Fortran-ordered x)
+    ("hw02_heads_map", 4, "a call of map in split_heads"),
+    ("hw02_split_strided_c_order", 4, "wrong for this Fortran-ordered one"),
 ]
 
 
@@ -67,9 +78,34 @@ def test_a_loop_over_heads_loses_only_the_loop_check(submission_file):
 def test_a_correct_solution_written_differently_gets_full_marks(submission_file):
     """The tolerances leave room for any exact formula (the full Jacobian, einsum, a reciprocal,
     the scale on Q, np.split), while finite differences stay out (hw02_finite_differences)."""
+    # (its np.add.reduce passes the loop checks; at scores in the thousands its scale on Q rounds
+    # differently from the reference, inside the large-score test's tolerance)
     result = graded(submission_file("hw02_written_differently"), tasks=[1, 2, 3, 4])
     for t in result.tasks:
         assert t.ok and t.score == t.max_score, (t.label, t.status, t.message)
+
+
+def test_the_loop_finder_counts_loops_written_as_calls_but_not_a_ufunc_reduce():
+    """map, filter, functools.reduce, np.vectorize, np.frompyfunc, np.apply_along_axis run Python
+    once per element: loops.  np.add.reduce (a ufunc's reduce) and the file's own functions are not."""
+    from minitf.course.l02_attention.homework.tests.common import python_loops
+
+    source = (
+        "import functools\nfrom functools import reduce\nimport numpy as np\n"
+        "def ok(x):\n    return np.add.reduce(x, axis=-1) + np.maximum.reduce(x) + helper(x)\n"
+        "def helper(x):\n    return x.sum(axis=-1)\n"
+        "def f1(x):\n    return list(map(abs, x))\n"
+        "def f2(x):\n    return functools.reduce(np.add, x)\n"
+        "def f3(x):\n    return reduce(np.add, x)\n"
+        "def f4(x):\n    return np.vectorize(abs)(x)\n"
+        "def f5(x):\n    return np.frompyfunc(abs, 1, 1)(x)\n"
+        "def f6(x):\n    return np.apply_along_axis(np.sum, -1, x)\n"
+        "def f7(x):\n    return f1(x)\n"
+    )
+    assert python_loops(source, ["ok"]) == []
+    for name in ("f1", "f2", "f3", "f4", "f5", "f6", "f7"):
+        assert len(python_loops(source, [name])) == 1, name
+    assert "called from f7" in python_loops(source, ["f7"])[0]
 
 
 def test_calling_minitf_gets_no_credit_for_that_task(submission_file):

@@ -12,7 +12,8 @@ import runpy
 
 import numpy as np
 import pytest
-from grading.tools import expect_caught, expect_minitf_refused, graded, reference_path, submission_file, task_result  # noqa: F401
+from grading.tools import (expect_caught, expect_minitf_refused, graded, reference_path, submission_file,  # noqa: F401
+                           submission_path, task_result)
 
 from minitf.course.l04_cross_attention.homework.tests import common, task1, task2, task3
 
@@ -38,6 +39,14 @@ CLASSIC_MISTAKES = [
 # an argument at another value, float32, a batch of one, an empty or fully padded input
 CONTRACT_MISTAKES = [
     ("hw04_step_scaled_by_np_sqrt", 2, 'y_t: expected dtype float32'),
+    # new in issue 28 (round 2): inputs the tests never sent -- large scores (a key bias), padding not at the end,
+    # a decoding step for a source without a real token
+    ("hw04_softmax_overflows", 1, "each row's maximum before np.exp"),
+    ("hw04_empty_judged_by_first_position", 1, "padding need not be at the end"),
+    ("hw04_step_empty_source_softmax", 2, "which has no real source token"),
+    ("hw04_step_cache_cut_to_length", 2, "attends to the first L cached positions"),
+    ("hw04_step_softmax_overflows", 2, "each row's maximum before np.exp"),
+    ("hw04_backward_softmax_overflows", 3, "each row's maximum before np.exp"),
 ]
 CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
@@ -103,6 +112,40 @@ def test_reference_passes_every_check_on_many_shapes():
         expected = common.minitf_backward(problem, dY)
         task3.check_input_gradients(grads, expected, problem, dY)
         task3.check_weight_gradients(grads, expected, problem)
+
+
+def test_right_answers_pass_the_unusual_inputs_on_many_shapes(tmp_path):
+    """The reference and the written-differently submission, in-process, on 60 random problems of each unusual
+    input the tests send (issue 28): padding anywhere in the source with an empty one, and scores of ~1e3 (a key
+    bias), against the tolerances the graded tests use there."""
+    ref = runpy.run_path(str(reference_path("hw04")))
+    other = runpy.run_path(str(submission_path("hw04_written_differently", tmp_path)))
+    for seed in range(60):
+        rng = np.random.default_rng(1000 + seed)
+        T, S = int(rng.integers(1, 8)), int(rng.integers(2, 9))
+        H = int(rng.choice([1, 2, 4]))
+        D = H * int(rng.integers(1, 4))
+        lengths = [int(rng.integers(1, S)), 0, int(rng.integers(1, S + 1))]
+        moved = common.with_padding_anywhere(common.make_problem(seed, B=3, T=T, S=S, D=D, H=H, lengths=lengths),
+                                             seed)
+        large = common.with_large_scores(common.make_problem(seed, B=3, T=T, S=S, D=D, H=H))
+        for problem in (moved, large):
+            Y_e, A_e, _, _ = common.minitf_forward(problem)
+            dY = common.upstream(problem, seed)
+            expected = common.minitf_backward(problem, dY)
+            for m in (ref, other):
+                task1.check_forward(m["cross_attention_forward"](*problem.args()), problem)
+                K, V = m["encoder_keys_values"](problem.X_kv, problem.params, H)
+                for t in range(T):
+                    y_t = m["cross_attention_step"](problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask)
+                    task2.check_step(y_t, problem, t, Y_e, A_e, V)
+                grads = m["cross_attention_backward"](dY, *problem.args())
+                if problem is moved:
+                    task3.check_input_gradients(grads, expected, problem, dY)
+                    task3.check_weight_gradients(grads, expected, problem)
+                else:
+                    for name, value in expected.items():
+                        assert common.close(grads[name], value, **common.LARGE_SCORES_BACKWARD_TOL), (seed, name)
 
 
 def test_a_right_answer_written_differently_scores_full_marks(submission_file):

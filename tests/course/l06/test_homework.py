@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import runpy
 
+import numpy as np
 import pytest
 from grading.tools import (submissions_dir, expect_caught, expect_minitf_refused, graded, reference_path, submission_file,  # noqa: F401
                             task_result)
@@ -30,15 +31,25 @@ CLASSIC_MISTAKES = [
     ("hw06_no_cross_attention_parameters", 2, "forgot the cross-attention in the decoder blocks"),
     ("hw06_no_biases", 2, "forgot the biases"),
     ("hw06_one_position_table", 2, "one table (max_len x D) per side"),
+    # new in issue 28 (round 2): a config no problem had drawn (equal vocabularies, not shared)
+    ("hw06_shared_by_equal_vocabularies", 2, "the config's share_embeddings flag, not equal vocabulary sizes"),
     ("hw06_memory_no_attention_weights", 3, "forgot the attention weights A"),
     ("hw06_memory_always_8_bytes", 3, "a float32 number takes 4 bytes, not 8"),
     ("hw06_memory_self_attention_TxS", 3, "counted the decoder's self-attention weights as T x S"),
     ("hw06_memory_H_enc_per_block", 3, "counted H_enc once per decoder block"),
+    # new in issue 28 (round 2): no decoder block, dropout configured, the config written into, float counts
+    ("hw06_memory_H_enc_without_decoder", 3, "counted H_enc with no decoder block"),
+    ("hw06_memory_dropout_masks", 3, "counted dropout masks: the model is in evaluation mode"),
+    ("hw06_config_dtype_in_place", 3, "config['dtype'] was the str 'float32', it came back as the"),
+    ("hw06_memory_float_head_width", 3, "a float comes from a true division"),
     ("hw06_flops_no_factor_two", 4, "forgot the factor 2"),
     ("hw06_flops_no_attention_products", 4, "forgot the attention's own products"),
     ("hw06_flops_head_source_vocabulary", 4, "the output projection is V_tgt wide"),
     ("hw06_flops_tied_head_free", 4, "tying shares the matrix, not the product"),
     ("hw06_backward_same_as_forward", 4, "the backward costs about twice the forward, not the same"),
+    # new in issue 28 (round 2): a model large enough to pass int64, float counts
+    ("hw06_flops_np_prod_overflow", 4, "the count overflowed int64"),
+    ("hw06_flops_float_head_width", 4, "a float comes from a true division"),
 ]
 
 
@@ -84,6 +95,57 @@ def test_reference_passes_every_check_on_many_configurations():
         task3.check_memory(ref["activation_bytes"](*args), problem)
         task4.check_forward_flops(ref["forward_flops"](*args), problem)
         assert ref["training_flops"](*args)["backward"] == l06_encoder_decoder.backward_flops(*problem)["total"]
+
+
+def test_reference_passes_the_round_2_problems_on_many_seeds():
+    """The problems added in issue 28 (round 2), on many seeds, in-process: the reference passes
+    each check (no decoder block, no block at all, dropout configured, equal vocabularies not
+    shared, the large model past int64), and the large model's counts do pass int64."""
+    ref = runpy.run_path(str(reference_path("hw06")))
+    for seed in range(20):
+        for fixed in ({"n_decoder_layers": 0}, {"n_decoder_layers": 0, "n_encoder_layers": 0}, {"dropout": 0.1}):
+            problem = common.draw_problem(4000 + seed, **fixed)
+            task3.check_memory(ref["activation_bytes"](*problem.args()), problem)
+            task4.check_forward_flops(ref["forward_flops"](*problem.args()), problem)
+        problem = common.draw_problem(4100 + seed, share_embeddings=False)
+        config = problem.config.replace(tgt_vocab_size=problem.config.src_vocab_size)
+        task2.check_parameter_count(ref["parameter_count"](config.to_dict()), config)
+        large = task4.draw_large_problem(4200 + seed)
+        task4.check_forward_flops(ref["forward_flops"](*large.args()), large)
+        task4.check_training_flops(ref["training_flops"](*large.args()), large)
+        flops = common.minitf_forward_flops(large)
+        assert min(flops["encoder"], flops["decoder"]) > 3 * (1 << 63), (seed, flops)
+
+
+def test_round_2_mistakes_are_named_on_many_seeds():
+    """The round-2 mistakes whose checks run in-process (the config written into needs a call
+    through the grader), on the problems that show them, 15 seeds each."""
+    cases = [("hw06_memory_H_enc_without_decoder", "activation_bytes", {"n_decoder_layers": 0},
+              "counted H_enc with no decoder block"),
+             ("hw06_memory_dropout_masks", "activation_bytes", {"dropout": 0.1}, "counted dropout masks"),
+             ("hw06_memory_float_head_width", "activation_bytes", {}, "a float comes from a true division"),
+             ("hw06_flops_float_head_width", "forward_flops", {}, "a float comes from a true division")]
+    for name, fn, fixed, phrase in cases:
+        ns = _patched(name)
+        for seed in range(15):
+            problem = common.draw_problem(5000 + seed, **fixed)
+            check = task3.check_memory if fn == "activation_bytes" else task4.check_forward_flops
+            with pytest.raises(pytest.fail.Exception) as failed:
+                check(ns[fn](*problem.args()), problem)
+            assert phrase in str(failed.value), (name, seed, str(failed.value))
+    shared, overflow = _patched("hw06_shared_by_equal_vocabularies"), _patched("hw06_flops_np_prod_overflow")
+    for seed in range(15):
+        problem = common.draw_problem(5100 + seed, share_embeddings=False)
+        config = problem.config.replace(tgt_vocab_size=problem.config.src_vocab_size)
+        with pytest.raises(pytest.fail.Exception) as failed:
+            task2.check_parameter_count(shared["parameter_count"](config.to_dict()), config)
+        assert "not equal vocabulary sizes" in str(failed.value), (seed, str(failed.value))
+        large = task4.draw_large_problem(5200 + seed)
+        with np.errstate(over="ignore"):  # the mistake wraps around, as NumPy warns
+            out = overflow["forward_flops"](*large.args())
+        with pytest.raises(pytest.fail.Exception) as failed:
+            task4.check_forward_flops(out, large)
+        assert "the count overflowed int64" in str(failed.value), (seed, str(failed.value))
 
 
 def test_the_graders_numbers_are_lesson6s():

@@ -29,15 +29,23 @@ CLASSIC_MISTAKES = [
     ("hw07_t5_sentinel_off_by_one", 1, "the sentinels are off by one"),
     ("hw07_t5_sentinel_before_each_span", 1, "puts sentinel k before the k-th noise span"),
     ("hw07_t5_no_final_sentinel", 1, "the target misses its final sentinel"),
+    # new in issue 28 (round 2)
+    ("hw07_t5_placeholder_minus_one", 1, "on ids stored as unsigned integers"),
     ("hw07_rebuild_reverse_order", 2, "filled in in reverse order"),
     ("hw07_rebuild_by_sentinel_id", 2, "the span after the SAME sentinel id"),
     ("hw07_rebuild_sentinels_left", 2, "was left in the rebuilt text"),
     ("hw07_rebuild_at_end", 2, "the spans were put at the end"),
+    # new in issue 28 (round 2)
+    ("hw07_rebuild_holes_minus_one", 2, "a negative placeholder wrapped around"),
     ("hw07_infill_mask_per_token", 3, "a <mask> per token"),
     ("hw07_infill_zero_length_skipped", 3, "the spans of length 0 were skipped"),
     ("hw07_infill_zero_length_replaces", 3, "replaced the token at its start instead of inserting"),
     ("hw07_infill_deletes_span", 3, "deleted without leaving a <mask>"),
     ("hw07_infill_span_end_included", 3, "one token too many"),
+    # new in issue 28 (round 2)
+    ("hw07_infill_placeholder_zero", 3, "the document's own 0s disappeared"),
+    ("hw07_infill_placeholder_minus_one", 3, "a negative placeholder wrapped around"),
+    ("hw07_infill_end_inserts_once", 3, "only one <mask> was inserted at the end"),
 ]
 # mistakes against a clause of the template the tests did not exercise before (issue 28):
 # an argument at another value, float32, a batch of one, an empty or fully padded input

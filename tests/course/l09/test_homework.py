@@ -33,6 +33,15 @@ CONTRACT_MISTAKES = [
     ("hw09_beam_eos_hardcoded", 2, 'a candidate finishes when its token is the eos_id given'),
     ("hw09_mix_pad_hardcoded", 5, 'padding is where decoder_input_ids equals the pad_id given'),
 ]
+# new in issue 28 (round 2): inputs the tests never sent -- large logits, min_tokens_to_keep > V, tied
+# scores, a model that guesses right or predicts <pad>
+CONTRACT_MISTAKES += [
+    ("hw09_top_p_softmax_overflows", 1, "np.exp of a logit this large overflows"),
+    ("hw09_top_p_min_tokens_negative_slice", 1, "min_tokens_to_keep >= V keeps every token"),
+    ("hw09_beam_ties_reversed", 2, "equal running sums must be ranked by the lower index k * V + v first"),
+    ("hw09_ss_gold_where_fed_equals_gold", 5, "gold was computed as fed == decoder_input_ids"),
+    ("hw09_ss_pad_found_in_fed", 5, "padding is where the gold inputs decoder_input_ids hold pad_id"),
+]
 CLASSIC_MISTAKES += CONTRACT_MISTAKES
 
 

@@ -23,6 +23,9 @@ CLASSIC_MISTAKES = [
     ("hw10_tf_dropout_on", 1, "dropout was on"),
     ("hw10_tf_mean_per_sequence", 1, "averaged per sequence"),
     ("hw10_tf_accuracy_over_padding", 1, "the token accuracy was averaged over the padding"),
+    # new in issue 28 (round 2)
+    ("hw10_tf_log_of_softmax", 1, "on a confident model"),
+    ("hw10_tf_softmax_no_max", 1, "on a confident model"),
     ("hw10_fr_teacher_forced", 2, "fed the true prefix"),
     ("hw10_fr_exact_match_with_padding", 2, "exact match compared the padding"),
     ("hw10_fr_no_pad_after_eos", 2, "kept generating after its <eos>"),

@@ -47,7 +47,7 @@ def top_p_filter(logits, p, min_tokens_to_keep=1):
     probs /= probs.sum(axis=-1, keepdims=True)
     cum = np.cumsum(probs, axis=-1)  # (..., V) mass of each token and all below it
     remove_sorted = cum <= 1.0 - p  # the tokens above already hold mass >= p
-    remove_sorted[..., out.shape[-1] - min_tokens_to_keep:] = False  # the most likely always stay
+    remove_sorted[..., max(out.shape[-1] - min_tokens_to_keep, 0):] = False  # the most likely always stay (all if m >= V)
     remove = np.empty_like(remove_sorted)
     np.put_along_axis(remove, order, remove_sorted, axis=-1)  # back to vocabulary order
     out[remove] = -np.inf

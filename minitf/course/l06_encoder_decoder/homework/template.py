@@ -11,10 +11,11 @@ Check your work as often as you like:
     minitf grade hw06 hw06_encoder_decoder.py --task 2         # task 6.2 only
 
 Every function counts something about one minitf ``EncoderDecoder`` from its configuration
-alone.  The tests draw new configurations each time you are graded (shared and separate
-embeddings, tied and untied heads, learned and sinusoidal positions, pre- and post-LN,
-float32 and float64, one to three blocks per stack) and compare your numbers with minitf's
-own: the shapes of a live forward pass, ``model.num_parameters()`` part by part,
+alone.  The tests draw configurations (shared and separate embeddings, equal vocabularies
+that are not shared, tied and untied heads, learned and sinusoidal positions, pre- and
+post-LN, float32 and float64, zero to three blocks per stack, dropout set in some, and one
+model large enough that its FLOP count passes int64's range) and compare your numbers with
+minitf's own: the shapes of a live forward pass, ``model.num_parameters()`` part by part,
 ``model.activation_bytes(cache)`` and Lesson 6's FLOP count.  The numbers must be exact:
 they are integers.  Your code runs in a process of its own, with a time and memory limit;
 only the data it returns is checked.  Task 6.5 is scored by the course's autograder (its

@@ -31,7 +31,8 @@ Rules
   minitf functions it replaces (its docstring's "Not allowed") gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place: compute new arrays.
-* Token ids are integers; return 1-D integer NumPy arrays (int64 is fine).  Ordinary token
+* Token ids are integers, of any integer dtype (unsigned too: a pretraining corpus is often
+  stored as uint16); return 1-D integer NumPy arrays (int64 is fine).  Ordinary token
   ids are below the sentinels (``< vocab_size - n_sentinels``) and never equal ``mask_id``.
 
 Shapes: L tokens in the text.  Every function works on one text, a 1-D array, as T5's and

@@ -61,9 +61,38 @@ LOOPS = {ast.For: "a for loop", ast.AsyncFor: "a for loop", ast.While: "a while 
          ast.DictComp: "a dict comprehension", ast.GeneratorExp: "a generator expression"}
 
 
+# A loop written as a call: the function runs once per element (per head, per row), in Python.  These are
+# the calls' own names; ``reduce`` only as functools' (np.add.reduce, a ufunc's reduce, is one array operation).
+LOOP_CALLS = {"map": "a call of map", "filter": "a call of filter", "starmap": "a call of itertools.starmap",
+              "vectorize": "np.vectorize (a Python loop in disguise)",
+              "frompyfunc": "np.frompyfunc (a Python loop in disguise)",
+              "apply_along_axis": "np.apply_along_axis (a Python loop over the rows)",
+              "apply_over_axes": "np.apply_over_axes (a Python loop over the axes)"}
+FUNCTOOLS_REDUCE = "functools.reduce (a Python loop in disguise)"
+
+
+def _loop_call(node: ast.Call, own: set) -> str | None:
+    """What kind of loop the call ``node`` is, if it is one; None for an ordinary call (the file's own
+    functions, ``own``, are visited instead)."""
+    f = node.func
+    if isinstance(f, ast.Name):
+        if f.id in own:
+            return None
+        return FUNCTOOLS_REDUCE if f.id == "reduce" else LOOP_CALLS.get(f.id)
+    if isinstance(f, ast.Attribute):
+        if f.attr == "reduce":  # functools.reduce, not np.add.reduce
+            return FUNCTOOLS_REDUCE if isinstance(f.value, ast.Name) and f.value.id == "functools" else None
+        if f.attr in ("map", "filter"):  # builtins.map; a method of the student's own object is not one
+            return LOOP_CALLS[f.attr] if isinstance(f.value, ast.Name) and f.value.id == "builtins" else None
+        return LOOP_CALLS.get(f.attr)
+    return None
+
+
 def python_loops(source: str, names) -> list[str]:
     """Every loop or comprehension in the top-level functions ``names`` of ``source``, and
-    in the file's own functions they call (by name): ``["line 12 (a for loop in split_heads)"]``."""
+    in the file's own functions they call (by name): ``["line 12 (a for loop in split_heads)"]``.
+    A call that loops in Python (map, functools.reduce, np.vectorize, np.apply_along_axis...,
+    :data:`LOOP_CALLS`) counts as a loop; a ufunc's own ``np.add.reduce`` does not."""
     functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
     found: list[str] = []
     seen: set[str] = set()
@@ -73,7 +102,7 @@ def python_loops(source: str, names) -> list[str]:
             return
         seen.add(name)
         for node in ast.walk(functions[name]):
-            kind = LOOPS.get(type(node))
+            kind = LOOPS.get(type(node)) or (_loop_call(node, set(functions)) if isinstance(node, ast.Call) else None)
             if kind:
                 found.append(f"line {node.lineno} ({kind} in {name}{via})")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -10,7 +10,16 @@ from minitf.layers.softmax import softmax as minitf_softmax
 from minitf.layers.softmax import softmax_backward as minitf_softmax_backward
 from minitf.masks import MASK_VALUE
 
-from .common import BACKWARD64, FLOAT32, FORWARD64, ROUGH, SHAPES_HINT, expect_untouched
+from .common import (
+    BACKWARD64,
+    FLOAT32,
+    FORWARD64,
+    ROUGH,
+    SHAPES_HINT,
+    expect_untouched,
+    python_loops,
+    submission_source,
+)
 
 HOMEWORK = "hw02"
 task1 = pytest.mark.hw02_task1
@@ -53,6 +62,14 @@ def diagnose_softmax(z: np.ndarray, p: np.ndarray, tol: dict) -> str | None:
             return (f"{where}: exp(z) overflowed to inf (beyond z = 709 in float64, 88 in float32), or a row of very "
                     f"negative scores (a masked row holds {MASK_VALUE:g}) underflowed to 0 / 0. Subtract each row's "
                     f"maximum before exp: softmax(z - max z) = softmax(z), and every exponent is then <= 0")
+        mean_shifted = _quiet(lambda: np.exp(z - z.mean(axis=-1, keepdims=True)))
+        mean_shift = _quiet(lambda: mean_shifted / mean_shifted.sum(axis=-1, keepdims=True))
+        if not np.isfinite(mean_shift).all() and np.array_equal(np.isfinite(p), np.isfinite(mean_shift)):
+            return (f"{where}: you shifted each row by a constant other than its maximum (its mean, say). "
+                    f"softmax(z - c) = softmax(z) holds for any c constant along the row, but only c = max z keeps "
+                    f"every exponent <= 0: in a partly masked row (some keys {MASK_VALUE:g}, the others ordinary "
+                    f"scores, as key padding gives) the mean lies far below the ordinary scores, and their exp "
+                    f"overflows to inf / inf. Subtract the maximum of each row (over the last axis, keepdims=True)")
         if np.array_equal(np.isfinite(p), np.isfinite(global_max)):
             return (f"{where}: you subtracted the maximum of the whole array, not each row's own (max over the last "
                     f"axis, keepdims=True): a row whose scores all lie far below the global maximum (a masked row of "
@@ -103,13 +120,17 @@ EXTREME32 = dict(rtol=1e-3, atol=1e-5)
 
 
 def extreme_scores(rng, S: int, big: float, dtype) -> np.ndarray:
-    """(2, 4, S) scores, four kinds of rows: ordinary; fully masked (all MASK_VALUE, as a padded
-    query's); all far below zero; all far above zero.  Without the max subtraction the last
-    three give NaN; with the maximum of the whole array subtracted, the first three do."""
-    z = rng.standard_normal((2, 4, S)) * 3.0
+    """(2, 5, S) scores, five kinds of rows: ordinary; fully masked (all MASK_VALUE, as a padded
+    query's); all far below zero; all far above zero; partly masked (its last keys MASK_VALUE, as
+    key padding gives, the others ordinary).  Without the max subtraction the second to fourth give
+    NaN; with the maximum of the whole array subtracted, the first three do; shifted by the row's
+    mean (or any constant but its maximum), the partly masked one does."""
+    z = rng.standard_normal((2, 5, S)) * 3.0
     z[:, 1] = MASK_VALUE
     z[:, 2] -= big
     z[:, 3] += big
+    z[0, 4, S // 2:] = MASK_VALUE  # half the keys padded
+    z[1, 4, S - 1:] = MASK_VALUE  # one key padded
     return z.astype(dtype)
 
 
@@ -196,3 +217,21 @@ def test_softmax_backward_float32_saturated_and_empty_rows(submission, homework_
         fail(f"a one-hot row p = {np.round(p[0, 1], 3).tolist()} got a gradient of up to {np.abs(dz[0, 1]).max():.3g}: "
              f"a saturated softmax passes (almost) no gradient, since diag(p) - p p^T = 0 for a one-hot p")
     check_softmax_backward(softmax_backward, dp.astype(np.float32), p.astype(np.float32), FLOAT32)
+
+
+@task1
+def test_softmax_and_its_backward_have_no_python_loop(submission, homework_seed, request):
+    """Whole arrays at once: the max, the sum and the inner product over the last axis, never a
+    Python loop over the rows (nor an (S, S) Jacobian built row by row)."""
+    softmax = submission.function("softmax")
+    softmax_backward = submission.function("softmax_backward")
+    rng = np.random.default_rng(homework_seed + 25)
+    z = 2.0 * rng.standard_normal((2, 3, 4, 5))
+    check_softmax(softmax, z)
+    p = minitf_softmax(z)
+    check_softmax_backward(softmax_backward, rng.standard_normal(p.shape), p, BACKWARD64)
+    loops = python_loops(submission_source(request), ("softmax", "softmax_backward"))
+    if loops:
+        fail(f"a Python loop over the rows: {'; '.join(loops)}. Neither function needs one: the softmax is "
+             f"exp(z - z.max(axis=-1, keepdims=True)) over its sum on the same axis, and its backward "
+             f"p * (dp - (dp * p).sum(axis=-1, keepdims=True)), one inner product per row for all rows at once")

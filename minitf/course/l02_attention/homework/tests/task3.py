@@ -6,14 +6,27 @@ import math
 import numpy as np
 import pytest
 
-from minitf.attention import AttentionCache, scaled_dot_product_attention, scaled_dot_product_attention_backward
+from minitf.attention import (
+    AttentionCache,
+    scaled_dot_product_attention,
+    scaled_dot_product_attention_backward,
+)
 from minitf.grading.asserts import as_array, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 from minitf.layers.softmax import softmax_backward as minitf_softmax_backward
 from minitf.masks import key_padding_mask
 
-from .common import BACKWARD64, FLOAT32, ROUGH, SHAPES_HINT, attention_inputs, expect_untouched
+from .common import (
+    BACKWARD64,
+    FLOAT32,
+    ROUGH,
+    SHAPES_HINT,
+    attention_inputs,
+    expect_untouched,
+    python_loops,
+    submission_source,
+)
 
 HOMEWORK = "hw02"
 task3 = pytest.mark.hw02_task3
@@ -158,3 +171,20 @@ def test_attention_backward_float32(submission, homework_seed):
     Q, K, V = attention_inputs(rng, 2, 2, 3, 5, 8, np.float32)
     _, cache = scaled_dot_product_attention(Q, K, V)
     check_backward(attention_backward, rng.standard_normal((2, 2, 3, 8)).astype(np.float32), Q, K, V, cache.A)
+
+
+@task3
+def test_attention_backward_has_no_python_loop(submission, homework_seed, request):
+    """Lesson 2, section 4: the backward is the forward's products in reverse, on whole
+    (B, H, T, S) arrays: no loop over the batch, the heads or the positions."""
+    attention_backward = submission.function("attention_backward")
+    rng = np.random.default_rng(homework_seed + 45)
+    Q, K, V = attention_inputs(rng, 2, 3, 4, 5, 8)
+    _, cache = scaled_dot_product_attention(Q, K, V)
+    check_backward(attention_backward, rng.standard_normal((2, 3, 4, 8)), Q, K, V, cache.A)
+    loops = python_loops(submission_source(request), ("attention_backward",))
+    if loops:
+        fail(f"a Python loop over the batch, the heads or the positions: {'; '.join(loops)}. None is needed: each "
+             f"line of the backward is one batched product on whole arrays, dV = A.swapaxes(-1, -2) @ dout, "
+             f"dA = dout @ V.swapaxes(-1, -2), dscores = softmax_backward(dA, A), dQ = dscores @ K / sqrt(Dh), "
+             f"dK = dscores.swapaxes(-1, -2) @ Q / sqrt(Dh)")

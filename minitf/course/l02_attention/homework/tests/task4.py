@@ -49,6 +49,14 @@ def merge_candidates(x: np.ndarray) -> dict:
     }
 
 
+STRIDES_C_ORDER = (
+    "{what} is right for every C-ordered x but wrong for this Fortran-ordered one (x.flags.f_contiguous, shape "
+    "{shape}: the same numbers, laid out in memory first axis fastest): the code depends on the memory layout of x, "
+    "e.g. it reads the buffer of x with strides worked out from the shape as if x were C-ordered "
+    "(np.lib.stride_tricks.as_strided, np.ndarray over x.data). Strides belong to the array, not to its shape: "
+    "reshape and transpose work for any layout")
+
+
 def _origin(x: np.ndarray, value) -> str:
     """Where in ``x`` (B, T, D) the number ``value`` sits: 'x[b, t, d]'."""
     hits = np.argwhere(x == value)
@@ -69,6 +77,8 @@ def check_split(split_heads_fn, x: np.ndarray, H: int) -> np.ndarray:
         fail(f"heads: expected dtype {x.dtype} (the dtype of x), received {heads.dtype}")
     expected = split_heads(original, H)
     if not np.array_equal(heads, expected):
+        if not x.flags.c_contiguous:  # the C-ordered problems, sent first, passed
+            fail(STRIDES_C_ORDER.format(what="split_heads", shape=(B, T, D)))
         for mistake, candidate in split_candidates(original, H).items():
             if np.array_equal(heads, candidate) and not np.array_equal(candidate, expected):
                 fail(mistake)
@@ -88,6 +98,8 @@ def check_merge(merge_heads_fn, x: np.ndarray) -> np.ndarray:
         fail(f"merged: expected dtype {x.dtype} (the dtype of x), received {merged.dtype}")
     expected = merge_heads(original)
     if not np.array_equal(merged, expected):
+        if not x.flags.c_contiguous:  # the C-ordered problems, sent first, passed
+            fail(STRIDES_C_ORDER.format(what="merge_heads", shape=(B, H, T, Dh)))
         for mistake, candidate in merge_candidates(original).items():
             if np.array_equal(merged, candidate) and not np.array_equal(candidate, expected):
                 fail(mistake)
@@ -100,6 +112,11 @@ def check_merge(merge_heads_fn, x: np.ndarray) -> np.ndarray:
 SIZES = [((2, 5, 12), 3, np.float64), ((3, 4, 8), 2, np.float32), ((1, 3, 6), 6, np.float64),
          ((2, 1, 8), 4, np.float64), ((2, 4, 8), 1, np.float64), ((2, 6, 6), 2, np.float64)]
 """(B, T, D), H and the dtype: ordinary, Dh = 1, T = 1, H = 1, T = D."""
+
+
+FORTRAN_SIZES = [((2, 5, 12), 3, np.float64), ((3, 4, 8), 2, np.float32)]
+"""(B, T, D), H and the dtype of the Fortran-ordered inputs (x.flags.f_contiguous): an x that is the
+transpose of another array's product arrives so, and its memory is not laid out as its shape suggests."""
 
 
 def drawn_sizes(seed) -> list:
@@ -116,6 +133,8 @@ def test_split_heads_gives_each_head_its_slice_of_every_position(submission, hom
     rng = np.random.default_rng(homework_seed + 51)
     for shape, H, dtype in SIZES + drawn_sizes(homework_seed):
         check_split(split_heads_fn, rng.standard_normal(shape).astype(dtype), H)
+    for shape, H, dtype in FORTRAN_SIZES:  # the same numbers, another memory layout (a transposed product's)
+        check_split(split_heads_fn, np.asfortranarray(rng.standard_normal(shape).astype(dtype)), H)
 
 
 @task4
@@ -124,6 +143,8 @@ def test_merge_heads_concatenates_the_heads_of_each_position(submission, homewor
     rng = np.random.default_rng(homework_seed + 52)
     for (B, T, D), H, dtype in SIZES + drawn_sizes(homework_seed):
         check_merge(merge_heads_fn, rng.standard_normal((B, H, T, D // H)).astype(dtype))
+    for (B, T, D), H, dtype in FORTRAN_SIZES:
+        check_merge(merge_heads_fn, np.asfortranarray(rng.standard_normal((B, H, T, D // H)).astype(dtype)))
 
 
 @task4

@@ -28,6 +28,12 @@ FORWARD_TOL = {np.dtype(np.float64): dict(rtol=1e-9, atol=1e-11), np.dtype(np.fl
 # The backward, float64: a backward written out agrees with minitf's to ~1e-15; central finite
 # differences of the forward reach only ~1e-9 to 1e-10, and fail -- the task is the backward itself.
 BACKWARD_TOL = dict(rtol=1e-10, atol=1e-12)
+# The backward at scores of ~1e3 (:func:`with_large_scores`): the keys are ~1e2 times larger, and every exact
+# formula rounds with them (dQ = dscores K sums terms of that size to an O(1) result): two right backwards (the
+# reference's, the written-differently one's, against minitf's) use up to 3/4 of BACKWARD_TOL there on random
+# problems, too close; this leaves them a margin of ~100.  An overflowed softmax is off by O(1).
+LARGE_SCORES_BACKWARD_TOL = dict(rtol=1e-8, atol=1e-10)
+LARGE_SCORE = 1000.0  # the largest shift q . b_k / sqrt(Dh) of a query's scores: far above exp's overflow (~709)
 
 
 class Problem(NamedTuple):
@@ -36,7 +42,7 @@ class Problem(NamedTuple):
     params: dict  # W_q, W_k, W_v, W_o (D, D), b_q, b_k, b_v, b_o (D,)
     H: int
     src_mask: np.ndarray  # (B, S) additive: 0 at real source tokens, MASK_VALUE at padding
-    lengths: np.ndarray  # (B,) real source lengths
+    lengths: np.ndarray  # (B,) real source lengths: the number of real tokens (at the start, unless moved)
 
     @property
     def dims(self) -> tuple:
@@ -75,6 +81,47 @@ def make_problem(seed: int, *, B=3, T=4, S=6, D=8, H=2, lengths=None, dtype=np.f
     lengths = np.asarray(lengths[:B], dtype=np.int64)
     src_mask = np.where(np.arange(S)[None, :] >= lengths[:, None], MASK_VALUE, 0.0).astype(dtype)  # (B, S)
     return Problem(X_q, X_kv, params, H, src_mask, lengths)
+
+
+def with_padding_anywhere(problem: Problem, seed: int) -> Problem:
+    """The problem with the padding moved, each example keeping its number of real tokens: example 0 padded at
+    the START (left padding: its real tokens last), the others at random positions.  ``src_mask`` marks padding
+    wherever it is: nothing in the contract puts it at the end."""
+    B, T, S, D, Dh = problem.dims
+    rng = np.random.default_rng(seed)
+    real = np.zeros((B, S), dtype=bool)
+    for b, n in enumerate(problem.lengths):
+        if b == 0:
+            real[b, S - n:] = n > 0
+        else:
+            real[b, rng.choice(S, size=int(n), replace=False)] = True
+    src_mask = np.where(real, 0.0, MASK_VALUE).astype(problem.src_mask.dtype)  # (B, S)
+    return problem._replace(src_mask=src_mask)
+
+
+def with_large_scores(problem: Problem, size: float = LARGE_SCORE) -> Problem:
+    """The problem with its key bias b_k scaled up until it shifts the scores of some query by +-``size``.
+
+    b_k adds q . b_k / sqrt(Dh) to every score of query q, the same for all its keys: a shift the softmax
+    ignores, so Y, A and every gradient are exactly those of the original problem (db_k stays 0).  But the
+    scores reach ~1e3, where exp overflows (above ~709) or underflows to 0 for every key (below ~-745)."""
+    p, H = problem.params, problem.H
+    B, T, S, D, Dh = problem.dims
+    Q = split_heads(problem.X_q @ p["W_q"] + p["b_q"], H)  # (B, H, T, Dh)
+    b_k = split_heads(p["b_k"][None, None, :], H)  # (1, H, 1, Dh)
+    shift = ((Q * b_k).sum(axis=-1) / math.sqrt(Dh))[problem.lengths > 0]  # (B_live, H, T)
+    factor = size / max(float(np.abs(shift).max()), 1e-3)
+    return problem._replace(params=dict(p, b_k=(p["b_k"] * factor).astype(p["b_k"].dtype)))
+
+
+def overflow_message(what: str) -> str:
+    """The message for a softmax that overflows at large scores (:func:`with_large_scores`): ``what`` is right at
+    ordinary ones."""
+    return (f"{what} right at ordinary scores, but not at large ones: a key bias b_k adds q . b_k / sqrt(Dh) to every "
+            f"score of a query (here up to about {LARGE_SCORE:g}), a shift the softmax ignores, so nothing may change. "
+            f"np.exp overflowed (above ~709: inf / inf = NaN), or underflowed to 0 for every key (0 / 0). Subtract "
+            f"each row's maximum before np.exp: exp(z - max z) / sum exp(z - max z) is the same softmax, and never "
+            f"overflows")
 
 
 def upstream(problem: Problem, seed: int) -> np.ndarray:

@@ -7,7 +7,8 @@ import pytest
 from minitf.grading.asserts import as_array, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 
-from .common import FORWARD_TOL, Problem, READ_ONLY, make_problem, matches, minitf_forward, variant_forward
+from .common import (FORWARD_TOL, Problem, READ_ONLY, make_problem, matches, minitf_forward, overflow_message,
+                     variant_forward, with_large_scores, with_padding_anywhere)
 
 HOMEWORK = "hw04"
 task1 = pytest.mark.hw04_task1
@@ -149,3 +150,54 @@ def test_source_without_a_real_token(submission, homework_seed):
     cross_attention_forward = submission.function("cross_attention_forward")
     problem = make_problem(homework_seed + 50, B=3, T=3, S=5, lengths=[5, 0, 2])
     check_forward(call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
+
+
+def weights_if_shaped(out, problem: Problem):
+    """The A of the student's (Y, A) as float64 when it has the right shape, else None (check_forward says why)."""
+    B, T, S, D, Dh = problem.dims
+    if isinstance(out, (tuple, list)) and len(out) == 2 and getattr(out[1], "shape", None) == (B, problem.H, T, S):
+        return np.asarray(out[1], dtype=np.float64)
+    return None
+
+
+@task1
+def test_padding_anywhere_in_the_source(submission, homework_seed):
+    """src_mask marks padding wherever it is: a source padded at the start (its real tokens last), and the others'
+    padding scattered among their real tokens."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    (B, T, S, H, Dh), = shapes(homework_seed, [(3, 4, 6, 2, 3)], B=(1, 4), T=(1, 6), S=(2, 8), H=(1, 4), Dh=(1, 4))
+    rng = np.random.default_rng(homework_seed + 150)
+    lengths = [int(rng.integers(1, S))] + [int(n) for n in rng.integers(1, S + 1, size=B - 1)]  # example 0: 1 .. S-1
+    plain = make_problem(homework_seed + 151, B=B, T=T, S=S, D=H * Dh, H=H, lengths=lengths)
+    problem = with_padding_anywhere(plain, homework_seed + 152)
+    out = call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY)
+    A = weights_if_shaped(out, problem)
+    if A is not None:
+        for b in range(B):
+            if problem.lengths[b] > 0 and problem.padded[b, 0] and np.abs(A[b]).max() < 1e-9:
+                fail(f"example {b}'s source starts with padding but has {problem.lengths[b]} real tokens after it, and "
+                     f"its queries gave them no weight at all, as if the source were empty. A source is empty only "
+                     f"when its WHOLE src_mask row is MASK_VALUE: padding need not be at the end, so do not judge a "
+                     f"source from one position (src_mask marks padding wherever it is)")
+    check_forward(out, problem)
+
+
+@task1
+def test_forward_at_large_scores(submission, homework_seed):
+    """A key bias that shifts every score of a query by up to ~1000 changes neither Y nor A (the softmax ignores a
+    shift of all its inputs), though exp overflows at such scores."""
+    cross_attention_forward = submission.function("cross_attention_forward")
+    sizes = shapes(homework_seed, [(3, 4, 6, 2, 4), (1, 3, 5, 4, 2)], B=(1, 4), T=(1, 6), S=(1, 8), H=(1, 4),
+                   Dh=(1, 4))
+    for k, (B, T, S, H, Dh) in enumerate(sizes):
+        plain = make_problem(homework_seed + 160 + k, B=B, T=T, S=S, D=H * Dh, H=H)
+        problem = with_large_scores(plain)
+        out = call(cross_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY)
+        A = weights_if_shaped(out, problem)
+        tol = FORWARD_TOL[np.dtype(np.float64)]
+        if A is not None and not close(A, minitf_forward(problem)[1], **tol):
+            plain_out = call(cross_attention_forward, *plain.args(), names=FORWARD_ARGS, why=READ_ONLY)
+            A_plain = weights_if_shaped(plain_out, plain)
+            if A_plain is not None and close(A_plain, minitf_forward(plain)[1], **tol):
+                fail(overflow_message("the weights A are"))
+        check_forward(out, problem)

@@ -8,7 +8,8 @@ from minitf.attention import split_heads
 from minitf.grading.asserts import as_array, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 
-from .common import FORWARD_TOL, Problem, READ_ONLY, make_problem, minitf_forward, minitf_keys_values, variant_forward
+from .common import (FORWARD_TOL, Problem, READ_ONLY, make_problem, minitf_forward, minitf_keys_values,
+                     overflow_message, variant_forward, with_large_scores, with_padding_anywhere)
 
 HOMEWORK = "hw04"
 task2 = pytest.mark.hw04_task2
@@ -83,6 +84,11 @@ def check_step(y_t, problem: Problem, t: int, Y_e: np.ndarray, A_e: np.ndarray, 
         fail("the heads were merged in the wrong order ((B, H, Dh) transposed to (B, Dh, H) before the reshape, which "
              "interleaves the heads' columns): put them side by side, head h in columns h*Dh .. (h+1)*Dh - 1, as "
              "split_heads took them apart -- here a plain reshape (B, H, Dh) -> (B, D)")
+    for b in np.flatnonzero(problem.lengths == 0):
+        if not close(y_t[b], p["b_o"], **TOL):
+            fail(f"at step t = {t}, y_t of example {b}, which has no real source token (its src_mask row is all "
+                 f"MASK_VALUE), must be b_o: its weights are all zero, as in the forward (Lesson 3), not a softmax "
+                 f"over its padding")
     expect_close(f"y_t at step t = {t}", y_t, expected, **TOL,
                  hint="y_t must equal row t of the full forward's Y: q = split(x_t W_q + b_q), weights over the "
                       "cached K with the padding mask, heads merged, then W_o and b_o")
@@ -132,3 +138,56 @@ def test_keys_values_and_steps_in_float32_for_one_example(submission, homework_s
         y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask,
                    names=STEP_ARGS, why=READ_ONLY)
         check_step(y_t, problem, t, Y_e, A_e, np.asarray(V))
+
+
+def cached(problem: Problem):
+    """minitf's K and V of the problem, as contiguous arrays (what the cache holds)."""
+    K, V = minitf_keys_values(problem.X_kv, problem.params, problem.H)
+    return np.ascontiguousarray(K), np.ascontiguousarray(V)
+
+
+@task2
+def test_step_with_padding_anywhere_and_an_empty_source(submission, homework_seed):
+    """src_mask marks padding wherever it is (example 0 padded at the start, the others scattered), and an example
+    without a real source token gets y_t = b_o at every step, as in the forward."""
+    cross_attention_step = submission.function("cross_attention_step")
+    (B, T, S, H, Dh), = shapes(homework_seed, [(3, 3, 6, 2, 3)], B=(3, 4), T=(1, 4), S=(2, 8), H=(1, 4), Dh=(1, 4))
+    rng = np.random.default_rng(homework_seed + 180)
+    lengths = [int(rng.integers(1, S)), 0] + [int(n) for n in rng.integers(1, S + 1, size=B - 2)]  # example 1: empty
+    plain = make_problem(homework_seed + 181, B=B, T=T, S=S, D=H * Dh, H=H, lengths=lengths)  # padding at the end
+    problem = with_padding_anywhere(plain, homework_seed + 182)
+    Y_e, A_e, _, _ = minitf_forward(problem)
+    Y_first, _, _, _ = minitf_forward(plain)  # the weights over the FIRST lengths[b] positions of the cache
+    K, V = cached(problem)
+    for t in range(T):
+        y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask,
+                   names=STEP_ARGS, why=READ_ONLY)
+        if getattr(y_t, "shape", None) == (B, H * Dh) and not close(y_t, Y_e[:, t], **TOL) \
+                and close(y_t, Y_first[:, t], **TOL):
+            fail(f"at step t = {t}, y_t attends to the first L cached positions (L = the number of real source "
+                 f"tokens) instead of the real ones: padding need not be at the end (example 0's comes first). "
+                 f"src_mask marks padding wherever it is: add it to the scores over the whole cache, as the forward "
+                 f"does")
+        check_step(y_t, problem, t, Y_e, A_e, V)
+
+
+@task2
+def test_step_at_large_scores(submission, homework_seed):
+    """A key bias that shifts every score of a query by up to ~1000 changes no y_t (the softmax ignores a shift of
+    all its inputs), though exp overflows at such scores."""
+    cross_attention_step = submission.function("cross_attention_step")
+    (B, T, S, H, Dh), = shapes(homework_seed, [(3, 3, 6, 2, 4)], B=(1, 4), T=(1, 4), S=(1, 8), H=(1, 4), Dh=(1, 4))
+    plain = make_problem(homework_seed + 170, B=B, T=T, S=S, D=H * Dh, H=H)
+    problem = with_large_scores(plain)
+    Y_e, A_e, _, _ = minitf_forward(problem)
+    K, V = cached(problem)
+    for t in range(T):
+        y_t = call(cross_attention_step, problem.X_q[:, t].copy(), K, V, problem.params, problem.src_mask,
+                   names=STEP_ARGS, why=READ_ONLY)
+        if getattr(y_t, "shape", None) == (B, H * Dh) and not close(y_t, Y_e[:, t], **TOL):
+            K_p, V_p = cached(plain)
+            y_plain = call(cross_attention_step, plain.X_q[:, t].copy(), K_p, V_p, plain.params, plain.src_mask,
+                           names=STEP_ARGS, why=READ_ONLY)
+            if getattr(y_plain, "shape", None) == (B, H * Dh) and close(y_plain, minitf_forward(plain)[0][:, t], **TOL):
+                fail(f"at step t = {t}: " + overflow_message("y_t is"))
+        check_step(y_t, problem, t, Y_e, A_e, V)

@@ -10,8 +10,8 @@ from minitf.attention import merge_heads, scaled_dot_product_attention_backward,
 from minitf.grading.asserts import as_array, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 
-from .common import (BACKWARD_TOL, GRAD_NAMES, Problem, READ_ONLY, make_problem, minitf_backward, minitf_forward,
-                     upstream)
+from .common import (BACKWARD_TOL, GRAD_NAMES, LARGE_SCORES_BACKWARD_TOL, Problem, READ_ONLY, make_problem,
+                     minitf_backward, minitf_forward, overflow_message, upstream, with_large_scores)
 
 HOMEWORK = "hw04"
 task3 = pytest.mark.hw04_task3
@@ -163,3 +163,29 @@ def test_padded_and_empty_sources_get_no_gradient(submission, homework_seed):
              f"dX_q must be zero; yours reaches {np.abs(dX_q[1]).max():.3g}")
     check_input_gradients(g, e, problem, dY)
     check_weight_gradients(g, e, problem)
+
+
+@task3
+def test_gradients_at_large_scores(submission, homework_seed):
+    """A key bias that shifts every score of a query by up to ~1000 changes no gradient (the softmax ignores a shift
+    of all its inputs; db_k stays 0), though exp overflows at such scores.  Compared to LARGE_SCORES_BACKWARD_TOL:
+    with keys ~1e2 times larger, every exact formula rounds ~1e2 times more."""
+    cross_attention_backward = submission.function("cross_attention_backward")
+    (B, T, S, H, Dh), = shapes(homework_seed, [(3, 4, 6, 2, 4)], B=(1, 4), T=(1, 6), S=(1, 8), H=(1, 4), Dh=(1, 4))
+    plain = make_problem(homework_seed + 190, B=B, T=T, S=S, D=H * Dh, H=H)
+    problem = with_large_scores(plain)
+    g, e, _ = backward(cross_attention_backward, problem, homework_seed + 191)
+    D = H * Dh
+    got = dict(zip(("dX_q", "dX_kv"), input_gradients(g, problem)))
+    got.update({name: as_array(name, g[name], shape=(D, D) if name.startswith("dW") else (D,), kind="f",
+                               dtype=np.float64) for name in GRAD_NAMES})
+    wrong = [name for name in got if not close(got[name], e[name], **LARGE_SCORES_BACKWARD_TOL)]
+    if not wrong:
+        return
+    g_plain, e_plain, dY = backward(cross_attention_backward, plain, homework_seed + 191)  # the same dY
+    if all(close(g_plain[name], e_plain[name], **TOL) for name in got):
+        fail(overflow_message("your gradients are") + f" (wrong here: {', '.join(wrong)})")
+    check_input_gradients(g_plain, e_plain, plain, dY)  # the ordinary checks name what is wrong
+    check_weight_gradients(g_plain, e_plain, plain)
+    name = wrong[0]
+    expect_close(f"{name} at large scores", got[name], e[name], **LARGE_SCORES_BACKWARD_TOL)

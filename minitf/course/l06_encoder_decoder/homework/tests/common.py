@@ -6,7 +6,11 @@ A problem is a model configuration (a ``ModelConfig``, sent to the student as
 ``homework_seed`` (the public seed, and for each test's ``[secret]`` run the instructor folder's secret
 one, :mod:`minitf.grading.problems`), so their answers cannot be recorded beforehand.  The sizes are drawn so that the letters do not coincide (S != T,
 F != D, H > 1 so Dh != D, V_src != V_tgt unless the embeddings are shared): a number built
-with the wrong letter then differs from the right one, and the mistake can be named.
+with the wrong letter then differs from the right one, and the mistake can be named.  A few
+tests set a field apart on purpose, to reach a case the draws never do: equal vocabularies
+without sharing (task 6.2), no decoder block and dropout configured (6.3), a model whose
+counts pass int64 (6.4, counted by formula only).  Every call checks that the config comes
+back as it was sent, values and their types (:func:`call_on_config`).
 
 minitf's answers, computed in this (the grader's) process:
 
@@ -29,7 +33,7 @@ import numpy as np
 
 from minitf.config import ModelConfig
 from minitf.course.l06_encoder_decoder import forward_flops as lesson6_forward_flops
-from minitf.grading.asserts import fail
+from minitf.grading.asserts import call, fail, returned_arg
 from minitf.masks import causal_mask
 from minitf.models import EncoderDecoder
 from minitf.models.common import head_weight, input_forward
@@ -67,7 +71,7 @@ def describe_config(c: ModelConfig) -> str:
     return (f"V_src={c.src_vocab_size}, V_tgt={c.tgt_vocab_size}, D={c.d_model}, H={c.n_heads}, F={c.d_ff}, "
             f"L_enc={c.n_encoder_layers}, L_dec={c.n_decoder_layers}, max_len={c.max_len}, "
             f"positional={c.positional!r}, share_embeddings={c.share_embeddings}, tie_output={c.tie_output}, "
-            f"norm_first={c.norm_first}, dtype={c.dtype!r}")
+            f"norm_first={c.norm_first}, dtype={c.dtype!r}" + (f", dropout={c.dropout}" if c.dropout else ""))
 
 
 def draw_config(rng: np.random.Generator, **fixed) -> ModelConfig:
@@ -75,7 +79,8 @@ def draw_config(rng: np.random.Generator, **fixed) -> ModelConfig:
 
     H in 2..4, Dh in 2..6 (D = H Dh), F not a multiple of D, vocabularies 11..60 and distinct
     unless shared, one to three blocks per stack, max_len 13..40; the boolean fields, the
-    positions, the dtype and the activation at random."""
+    positions, the dtype and the activation at random.  ``dropout`` is 0 unless fixed (it
+    draws nothing: fixing it leaves every other field as drawn)."""
     def pick(name, options):
         return fixed[name] if name in fixed else options[int(rng.integers(len(options)))]
 
@@ -94,7 +99,7 @@ def draw_config(rng: np.random.Generator, **fixed) -> ModelConfig:
                   norm_first=bool(pick("norm_first", (True, False))),
                   dtype=pick("dtype", ("float32", "float64")), activation=pick("activation", ("relu", "gelu")),
                   scale_embeddings=bool(pick("scale_embeddings", (True, False))),
-                  seed=int(rng.integers(1 << 20)))
+                  seed=int(rng.integers(1 << 20)), dropout=float(fixed.get("dropout", 0.0)))
     return ModelConfig(**fields)
 
 
@@ -172,15 +177,20 @@ def minitf_forward_flops(problem: Problem) -> dict:
 
 # ---- what comes back ----------------------------------------------------------------------------------
 def as_count(name: str, value) -> int:
-    """An exact non-negative count: a Python or NumPy integer, or a float holding a whole number."""
+    """An exact count: a Python or NumPy integer, as the template asks ("Return Python ints (or
+    NumPy integers)").  A float is refused even when it holds a whole number: it is the mark
+    of a true division (``D / H``) or a float factor, exact only while the numbers are small."""
     if isinstance(value, (bool, np.bool_)):
         fail(f"{name}: expected an integer count, received the boolean {value}")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, (int, np.integer)):
         return int(value)
-    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
-        return int(value)
+    if isinstance(value, (float, np.floating)):
+        fail(f"{name}: expected an integer count (a Python or NumPy int), received the float {value!r}: counts are "
+             f"integers, compared exactly, and a float comes from a true division (in Python, D / H is a float "
+             f"even when H divides D: the width of a head is D // H) or a float factor; a float is exact only "
+             f"while the numbers are small"[:600])
     shape = f" of shape {value.shape}" if hasattr(value, "shape") else ""
     fail(f"{name}: expected an integer count, received {type(value).__name__}{shape} {value!r}"[:300])
 
@@ -196,6 +206,34 @@ def as_counts(fn_name: str, out, keys) -> dict:
 
 
 READ_ONLY = "the same dict describes the model everywhere"  # why a test checks that an input came back unchanged (asserts.call)
+
+
+def call_on_config(fn, *args):
+    """``call(fn, *args, names=["config"], why=READ_ONLY)`` (the config, then B, S, T), and the
+    config's values must come back of the types they were sent: an equality check alone
+    misses ``config["dtype"] = np.dtype(config["dtype"])`` (``np.dtype("float32") ==
+    "float32"`` holds), or a size turned into a NumPy integer in place."""
+    sent = args[0]
+    out = call(fn, *args, names=["config"], why=READ_ONLY)
+    back = returned_arg(fn, 0)
+    if isinstance(sent, dict) and isinstance(back, dict):
+        for key, value in sent.items():
+            if key in back and type(back[key]) is not type(value):
+                fail(f"{fn.__name__} changed its argument config in place: config[{key!r}] was the "
+                     f"{type(value).__name__} {value!r}, it came back as the {type(back[key]).__name__} "
+                     f"{back[key]!r} (equal, but not the same value): inputs are read-only ({READ_ONLY}); keep what "
+                     f"you derive from config in variables of your own (q = np.dtype(config['dtype']).itemsize)"[:600])
+    return out
+
+
+def wrapped_int64(n: int) -> int:
+    """``n`` as NumPy's int64 arithmetic leaves it: reduced modulo 2^64 into [-2^63, 2^63)."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+OVERFLOW = ("the count overflowed int64: the integers of NumPy (np.prod, np.int64, the sum of an array) wrap around "
+            "silently past the int64 maximum, about 9.2e18, which this count exceeds; the ints of Python are exact at "
+            "any size (multiply the letters as Python ints)")  # no apostrophe: the secret runs mask quoted text
 
 
 def diagnose(what: str, received: int, expected: int, candidates, problem_text: str, hint: str = "") -> None:

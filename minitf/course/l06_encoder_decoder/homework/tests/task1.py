@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import call, fail
+from minitf.grading.asserts import fail
 
-from .common import Problem, READ_ONLY, draw_problem, minitf_shapes
+from .common import Problem, call_on_config, draw_problem, minitf_shapes
 
 HOMEWORK = "hw06"
 task1 = pytest.mark.hw06_task1
@@ -104,7 +104,7 @@ def test_every_shape_from_source_ids_to_logits(submission, homework_seed):
     shapes = submission.function("shapes")
     for k in range(3):
         problem = draw_problem(homework_seed + 100 + k, share_embeddings=False)
-        check_shapes(call(shapes, *problem.args(), names=["config"], why=READ_ONLY), problem)
+        check_shapes(call_on_config(shapes, *problem.args()), problem)
 
 
 @task1
@@ -113,6 +113,6 @@ def test_shapes_of_a_short_source_and_a_long_target(submission, homework_seed):
     learned positions, B = 1): the letters must not mix."""
     shapes = submission.function("shapes")
     problem = draw_problem(homework_seed + 110, S=2, T=11, share_embeddings=True, tie_output=True)
-    check_shapes(call(shapes, *problem.args(), names=["config"], why=READ_ONLY), problem)
+    check_shapes(call_on_config(shapes, *problem.args()), problem)
     problem = draw_problem(homework_seed + 111, B=1, S=12, T=3, norm_first=False, positional="learned")
-    check_shapes(call(shapes, *problem.args(), names=["config"], why=READ_ONLY), problem)
+    check_shapes(call_on_config(shapes, *problem.args()), problem)

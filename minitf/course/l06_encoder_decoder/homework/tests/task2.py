@@ -5,9 +5,7 @@ import pytest
 
 from minitf.config import ModelConfig
 
-from minitf.grading.asserts import call
-
-from .common import (PARAMETER_PARTS, READ_ONLY, Problem, as_counts, check_parts, describe_config, draw_problem,
+from .common import (PARAMETER_PARTS, Problem, as_counts, call_on_config, check_parts, describe_config, draw_problem,
                      minitf_parameters)
 
 HOMEWORK = "hw06"
@@ -70,7 +68,11 @@ def parameter_mistakes(c: ModelConfig) -> dict:
         out["tgt_embed"] += [(V_tgt * D, "the shared embedding table was counted twice: with share_embeddings, "
                                          "source and target read one table, owned by src_embed")]
     else:
-        if c.tie_output:
+        if V_src == V_tgt:
+            out["tgt_embed"] += [(-V_tgt * D, f"sharing is the config's share_embeddings flag, not equal vocabulary "
+                                              f"sizes: here share_embeddings=False, so the target side has its own "
+                                              f"table (V_tgt x D) although V_src = V_tgt = {V_tgt}")]
+        elif c.tie_output:
             out["tgt_embed"] += [(-V_tgt * D, "tying removes W_U, not the target embedding table: the table stays "
                                               "(V_tgt x D) and the head reads it transposed")]
         else:
@@ -103,7 +105,7 @@ def test_parameters_of_separate_embeddings(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k, positional in enumerate(("sinusoidal", "learned")):
         problem = draw_problem(homework_seed + 200 + k, share_embeddings=False, tie_output=False, positional=positional)
-        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
+        check_parameter_count(call_on_config(parameter_count, *problem.args()[:1]), problem.config)
 
 
 @task2
@@ -111,7 +113,7 @@ def test_parameters_of_tied_output(submission, homework_seed):
     """tie_output: W_U is the target table transposed, counted once."""
     parameter_count = submission.function("parameter_count")
     problem = draw_problem(homework_seed + 210, share_embeddings=False, tie_output=True)
-    check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
+    check_parameter_count(call_on_config(parameter_count, *problem.args()[:1]), problem.config)
 
 
 @task2
@@ -120,7 +122,18 @@ def test_parameters_of_shared_embeddings(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k, tie in enumerate((False, True)):
         problem = draw_problem(homework_seed + 220 + k, share_embeddings=True, tie_output=tie)
-        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
+        check_parameter_count(call_on_config(parameter_count, *problem.args()[:1]), problem.config)
+
+
+@task2
+def test_parameters_of_equal_vocabularies_not_shared(submission, homework_seed):
+    """Two vocabularies of the same size with share_embeddings=False, untied and tied: two
+    tables all the same (only the flag shares one)."""
+    parameter_count = submission.function("parameter_count")
+    for k, tie in enumerate((False, True)):
+        problem = draw_problem(homework_seed + 240 + k, share_embeddings=False, tie_output=tie)
+        config = problem.config.replace(tgt_vocab_size=problem.config.src_vocab_size)
+        check_parameter_count(call_on_config(parameter_count, config.to_dict()), config)
 
 
 @task2
@@ -129,4 +142,4 @@ def test_parameters_of_random_configurations(submission, homework_seed):
     parameter_count = submission.function("parameter_count")
     for k in range(4):
         problem: Problem = draw_problem(homework_seed + 230 + k)
-        check_parameter_count(call(parameter_count, *problem.args()[:1], names=["config"], why=READ_ONLY), problem.config)
+        check_parameter_count(call_on_config(parameter_count, *problem.args()[:1]), problem.config)

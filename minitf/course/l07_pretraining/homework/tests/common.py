@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from minitf.data.noise import mask_spans, random_spans_noise_mask
-from minitf.grading.asserts import as_array, fail
+from minitf.grading.asserts import as_array, call, fail
 
 N_SENTINELS = 64  # ids >= V - N_SENTINELS are sentinels in every problem
 T5_VECTOR = dict(tokens=np.array([10, 11, 12, 13, 14, 15], dtype=np.int64),
@@ -50,6 +50,36 @@ def check_ids(name: str, value) -> np.ndarray:
     return out.astype(np.int64)
 
 
+# ---- ids stored as unsigned integers (a pretraining corpus often is) ----------------------------------
+def unsigned_note(dtype) -> str:
+    dtype = np.dtype(dtype)
+    return (f"a pretraining corpus is often stored as {dtype} (every vocabulary below {np.iinfo(dtype).max + 1} "
+            f"fits), and an unsigned array holds no negative number: a -1 (or any negative placeholder) written "
+            f"into it raises, and one made in its dtype (np.where, np.full) wraps around to {np.iinfo(dtype).max}. "
+            f"Say which tokens to keep or fill with a boolean array, or compute in int64")
+
+
+def call_ids(fn, *args, names, ids_dtype):
+    """``call(fn, *args)``, saying what an exception on ids stored as unsigned integers most likely is."""
+    from minitf.grading.workers import StudentRaised
+    try:
+        return call(fn, *args, names=names, why=READ_ONLY)
+    except StudentRaised as e:
+        if np.dtype(ids_dtype).kind != "u":
+            raise
+        fail(f"{fn.__name__} raised {e.kind} on ids stored as unsigned integers ({np.dtype(ids_dtype)}): "
+             f"{unsigned_note(ids_dtype)}")
+
+
+def check_not_wrapped(name: str, out: np.ndarray, expected: np.ndarray, ids_dtype, problem: str) -> None:
+    """``out`` (int64) holds the largest id of an unsigned ``ids_dtype`` the answer does not: a -1 wrapped around."""
+    dtype = np.dtype(ids_dtype)
+    if dtype.kind != "u":
+        return
+    top = np.iinfo(dtype).max
+    if (out == top).sum() > (expected == top).sum():
+        fail(f"{name} holds {top}, which is -1 wrapped around: a negative placeholder wrapped around in the "
+             f"{dtype} ids. {unsigned_note(dtype)}: expected {expected.tolist()}, received {out.tolist()} ({problem})")
 
 
 # ---- BART text infilling -----------------------------------------------------------------------------
@@ -94,7 +124,8 @@ def _infill_by_rule(tokens, starts, lengths, mask_id, *, extra=0, per_token=Fals
                     span_mask=True) -> np.ndarray:
     """Text infilling written the slow way, with a classic mistake switched on: each span
     covers ``lengths + extra`` tokens; ``per_token`` masks each covered token; ``zero`` says
-    what a length-0 span does ("insert", "skip" or "replace" the token at its start);
+    what a length-0 span does ("insert", "skip" or "replace" the token at its start; "end_once":
+    insert, but only one mask for all those at the end);
     ``span_mask=False`` deletes a span without a mask."""
     L = len(tokens)
     real = lengths > 0
@@ -107,8 +138,10 @@ def _infill_by_rule(tokens, starts, lengths, mask_id, *, extra=0, per_token=Fals
     out = []
     for i in range(L + 1):
         n_zero = zeros.count(i)
-        if zero == "insert":
+        if zero == "insert" or (zero == "end_once" and i < L):
             out += [mask_id] * n_zero
+        elif zero == "end_once":
+            out += [mask_id] * min(n_zero, 1)
         if i == L:
             break
         if zero == "replace" and n_zero and not covered[i]:
@@ -136,4 +169,7 @@ def infilling_variants(tokens, starts, lengths, mask_id) -> dict:
         "<mask> per span": _infill_by_rule(*args, span_mask=False),
         "each span covered one token too many (starts[i] .. starts[i] + lengths[i], end included): the span is "
         "tokens[start : start + length], end excluded": _infill_by_rule(*args, extra=1),
+        "only one <mask> was inserted at the end for several spans of length 0 there: each span of length 0 "
+        "inserts its own <mask>, at the end of the text (start == L) as anywhere else": _infill_by_rule(
+            *args, zero="end_once"),
     }

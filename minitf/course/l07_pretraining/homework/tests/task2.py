@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from minitf.data.noise import noise_span_to_unique_sentinel, nonnoise_span_to_unique_sentinel
-from minitf.grading.asserts import call, expect_equal_ids, fail
+from minitf.grading.asserts import expect_equal_ids, fail
 from minitf.grading.problems import shapes
 
-from .common import N_SENTINELS, READ_ONLY, T5_VECTOR, any_mask, check_ids, random_text, runs, t5_mask
+from .common import N_SENTINELS, T5_VECTOR, any_mask, call_ids, check_ids, check_not_wrapped, random_text, runs, t5_mask
 
 HOMEWORK = "hw07"
 task2 = pytest.mark.hw07_task2
@@ -59,14 +59,18 @@ def rebuild_variants(inputs, targets, V, n_sentinels) -> dict:
     return out
 
 
-def check_rebuild(fn, tokens, mask, V, n_sentinels=N_SENTINELS) -> None:
-    inputs = noise_span_to_unique_sentinel(tokens, mask, V)
-    targets = nonnoise_span_to_unique_sentinel(tokens, mask, V)
-    out = check_ids("tokens", call(fn, inputs, targets, V, n_sentinels, names=["inputs", "targets", "vocab_size", "n_sentinels"], why=READ_ONLY))
+def check_rebuild(fn, tokens, mask, V, n_sentinels=N_SENTINELS, dtype=np.int64) -> None:
+    """``dtype``: the pair's, as the caller stores it (uint16: a pretraining corpus's)."""
+    inputs = noise_span_to_unique_sentinel(tokens, mask, V).astype(dtype)
+    targets = nonnoise_span_to_unique_sentinel(tokens, mask, V).astype(dtype)
+    out = check_ids("tokens", call_ids(fn, inputs, targets, V, n_sentinels,
+                                       names=["inputs", "targets", "vocab_size", "n_sentinels"], ids_dtype=dtype))
     expected = tokens.astype(np.int64)
     if np.array_equal(out, expected):
         return
-    problem = f"inputs {inputs.tolist()}, targets {targets.tolist()}, V = {V}, n_sentinels = {n_sentinels}"
+    problem = (f"inputs {inputs.tolist()}, targets {targets.tolist()} ({np.dtype(dtype)}), V = {V}, "
+               f"n_sentinels = {n_sentinels}")
+    check_not_wrapped("tokens", out, expected, dtype, problem)
     if (out >= V - n_sentinels).any():
         fail(f"a sentinel ({out[out >= V - n_sentinels][0]}) was left in the rebuilt text: sentinels are "
              f"placeholders, in the input and in the target; the original text has none. Expected "
@@ -98,6 +102,8 @@ def test_rebuild_t5_masks(submission, homework_seed):
     rng = np.random.default_rng(homework_seed + 73)
     for L, V in [(12, 100), (30, 1000), (7, 200), (2, 80), (40, 32128)]:
         check_rebuild(rebuild, random_text(rng, L, V), t5_mask(rng, L), V)
+    # a pair stored as uint16, as a pretraining corpus often is (T5's 32128 ids fit)
+    check_rebuild(rebuild, random_text(rng, 30, 32128), t5_mask(rng, 30), 32128, dtype=np.uint16)
 
 
 @task2

@@ -54,6 +54,19 @@ def top_p_problem(rng, shape, p: float, dtype=np.float64) -> np.ndarray:
     raise RuntimeError("no top-p problem away from the boundary")  # pragma: no cover
 
 
+def large_top_p_problem(rng, shape, p: float, shift: float, dtype) -> np.ndarray:
+    """Logits around ``shift`` (a confident model, a low temperature): softmax does not change when a
+    constant is added to a row, but np.exp of these overflows. Redrawn until, in this dtype, no two logits
+    of a row tie, no cumulative mass is within MARGIN of 1 - p, and every row loses a token."""
+    for _ in range(1000):
+        logits = (distinct_logits(rng, shape, scale=1.5) + shift).astype(dtype)
+        rows = np.sort(logits, axis=-1)
+        if ((np.diff(rows, axis=-1) > 0).all() and np.abs(sorted_mass(logits)[2] - (1.0 - p)).min() > MARGIN
+                and np.isneginf(minitf_top_p(logits, p)).any(axis=-1).all()):
+            return logits
+    raise RuntimeError("no large-logit top-p problem away from the boundary")  # pragma: no cover
+
+
 # =====================================================================================
 # Task 9.1 -- checks
 # =====================================================================================
@@ -127,6 +140,13 @@ def top_p_diagnosis(logits, p, m=1):
                     f"total stays <= p, so what is left holds less than p. Keep the smallest set whose mass "
                     f"reaches p, the crossing token included: remove a token only if its cumulative mass from "
                     f"the bottom (its own and every less likely one's) is <= 1 - p")
+        with np.errstate(over="ignore"):
+            overflows = not np.isfinite(np.exp(logits)).all()
+        if overflows and kept.all() and not np.isfinite(minitf_top_p(logits, p)).all():
+            return (f"keeps every token of logits as large as {float(np.max(logits)):.4g}: np.exp of a logit this "
+                    f"large overflows to inf (above 88.7 in float32, 709.8 in float64), the probabilities become "
+                    f"inf / inf = nan, and a nan mass is never <= 1 - p. Softmax does not change when a constant is "
+                    f"added to a row: subtract each row's maximum before np.exp")
         n_p = max(round(p * V), 1)
         if (kept_count(got) == n_p).all():
             return (f"keeps {n_p} = p * V tokens in every row: p is a probability mass, not a share of the "
@@ -228,6 +248,43 @@ def test_top_p_min_tokens_to_keep(submission, homework_seed):
 
 
 @task1
+@pytest.mark.parametrize("m", ["V", "V+2"])
+def test_top_p_min_tokens_to_keep_at_least_v_keeps_everything(submission, homework_seed, m):
+    """min_tokens_to_keep >= V (a small vocabulary, or one token for each of many beams): every token stays,
+    whatever p, as k >= V does for top-k -- and on the same logits min_tokens_to_keep = 2 still filters."""
+    top_p = submission.function("top_p_filter")
+    rng = np.random.default_rng(homework_seed + 180 + (m == "V+2"))
+    (B, V), = shapes(homework_seed, [(4, 6)], B=(1, 6), V=(3, 12))
+    p = 0.2
+    m_value = {"V": V, "V+2": V + 2}[m]
+    logits = top_p_problem(rng, (B, V), p)
+    order = np.argsort(logits, axis=-1, kind="stable")
+    for _ in range(1000):  # the nucleus with the 2 most likely forced in must remove a token somewhere
+        if (sorted_mass(logits)[2][..., :V - 2] <= 1.0 - p).any():
+            break
+        logits = top_p_problem(rng, (B, V), p)
+        order = np.argsort(logits, axis=-1, kind="stable")
+    got = call_filter(top_p, "top_p_filter", logits, p, m_value)
+    if np.isneginf(got).any():
+        # what the slice remove[..., V - m:] gives when V - m < 0: only the last m - V tokens forced in
+        remove_sorted = sorted_mass(logits)[2] <= 1.0 - p
+        remove_sorted[..., V - m_value:] = False
+        wrong = np.empty_like(remove_sorted)
+        np.put_along_axis(wrong, order, remove_sorted, axis=-1)
+        if m_value > V and np.array_equal(np.isneginf(got), wrong):
+            fail(f"top_p_filter (p = {p:g}, min_tokens_to_keep = {m_value} > V = {V}): tokens are removed, but "
+                 f"min_tokens_to_keep >= V keeps every token. The slice [..., V - min_tokens_to_keep:] starts at "
+                 f"a negative index when min_tokens_to_keep > V, counted from the end: it forces in only the last "
+                 f"min_tokens_to_keep - V = {m_value - V} tokens. Clip the start at 0, or slice [..., -m:]")
+    expect_same_filter("top_p_filter", got, logits, logits,
+                       f"p = {p:g}, min_tokens_to_keep = {m_value} with V = {V}: nothing is removed")
+    got = call_filter(top_p, "top_p_filter", logits, p, 2)
+    keep = np.isfinite(minitf_top_p(logits, p)) | np.isfinite(minitf_top_k(logits, 2))
+    expect_same_filter("top_p_filter", got, np.where(keep, logits, -np.inf), logits,
+                       f"p = {p:g}, min_tokens_to_keep = 2", top_p_diagnosis(logits, p, 2))
+
+
+@task1
 def test_top_p_one_keeps_everything_and_a_tiny_p_keeps_the_top_token(submission, homework_seed):
     top_p = submission.function("top_p_filter")
     logits = distinct_logits(np.random.default_rng(homework_seed + 160), (5, 7))
@@ -236,3 +293,19 @@ def test_top_p_one_keeps_everything_and_a_tiny_p_keeps_the_top_token(submission,
     got = call_filter(top_p, "top_p_filter", logits, 1e-9)
     expect_same_filter("top_p_filter", got, minitf_top_k(logits, 1), logits,
                        "p = 1e-9: only the most likely token stays (it alone crosses p)")
+
+
+@task1
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_top_p_large_logits(submission, homework_seed, dtype):
+    """Logits far from 0 (around 1000 in float64, 120 in float32, where np.exp overflows): the same tokens
+    stay as for the same logits near 0, since softmax does not change when a constant is added to a row."""
+    top_p = submission.function("top_p_filter")
+    rng = np.random.default_rng(homework_seed + 170 + (dtype == "float32"))
+    (B, V), = shapes(homework_seed, [(5, 9)], B=(1, 6), V=(4, 16))
+    shift = {"float64": 1000.0, "float32": 120.0}[dtype]
+    p = 0.7
+    logits = large_top_p_problem(rng, (B, V), p, shift, np.dtype(dtype))
+    got = call_filter(top_p, "top_p_filter", logits, p)
+    expect_same_filter("top_p_filter", got, minitf_top_p(logits, p), logits,
+                       f"p = {p:g}, {dtype} logits around {shift:g}", top_p_diagnosis(logits, p))

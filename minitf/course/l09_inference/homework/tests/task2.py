@@ -42,6 +42,27 @@ def beam_problem(seed: int, B=4, K=3, V=9, first_step=False, eos_boost=2.0, eos_
     return beam_scores, log_probs
 
 
+def tied_beam_problem(seed: int, B=3, K=3, V=9, first_step=False, eos_id=EOS):
+    """A model whose logits tie (small integers): a beam's equal logits give it equal log-probs, bit for
+    bit, so its candidates tie; redrawn until some example holds a tie among its K best candidates (where
+    the order of equal scores decides what goes on and what finishes)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(1000):
+        logits = rng.integers(-2, 3, size=(B, K, V)).astype(np.float64)
+        logits[..., eos_id] += rng.integers(0, 3, size=(B, K))  # some beams want to stop
+        log_probs = log_softmax(logits)
+        if first_step:
+            beam_scores = np.full((B, K), -np.inf)
+            beam_scores[:, 0] = 0.0
+        else:
+            beam_scores = -np.sort(rng.uniform(0.5, 3.0, size=(B, K)), axis=1)  # (B, K) best first
+        cand = (beam_scores[:, :, None] + log_probs).reshape(B, K * V)
+        best = -np.sort(-cand, axis=1)[:, :K]  # (B, K) the K best scores
+        if (np.diff(best, axis=1) == 0).any():
+            return beam_scores, log_probs
+    raise RuntimeError("no beam problem with ties among the K best")  # pragma: no cover
+
+
 def minitf_step(beam_scores, log_probs, length, alpha, eos_id=EOS, norm=None):
     """One step of minitf's beam_search, for arrays (``norm``: how a finished sum is scored)."""
     norm = norm or (lambda s: length_normalized_score(s, length, alpha))
@@ -222,3 +243,39 @@ def test_beam_step_with_another_eos_id_and_one_example(submission, homework_seed
         fin = exp[3] >= 0
         expect_close(f"finished_scores ({what})", np.where(fin, got[4], 0.0), np.where(fin, exp[4], 0.0), **TOL,
                      hint=hint)
+
+
+@task2
+@pytest.mark.parametrize("first_step", [False, True], ids=["middle step", "first step"])
+def test_beam_step_breaks_ties_by_the_lower_index(submission, homework_seed, first_step):
+    """Equal running sums (a model whose logits tie): the template's order, best first and, among equal
+    scores, the lower k * V + v first (minitf's stable sort), decides which candidates go on and which finish."""
+    step = submission.function("beam_step")
+    (B, K, V), = shapes(homework_seed, [(3, 3, 9)], B=(1, 5), K=(2, 4), V=(4, 12), rule=lambda B, K, V: V >= 2 * K)
+    beam_scores, log_probs = tied_beam_problem(homework_seed + 240 + first_step, B=B, K=K, V=V, first_step=first_step)
+    length = 1 if first_step else 4
+    what = f"tied scores, {'the first step' if first_step else f'length {length}'}"
+    got = call_step(step, beam_scores, log_probs, length, 1.0)
+    exp = minitf_step(beam_scores, log_probs, length, 1.0)
+    live = np.isfinite(exp[2])
+    same_ids = all(np.array_equal(np.where(live, got[i], -1), np.where(live, exp[i], -1)) for i in (0, 1)) \
+        and np.array_equal(got[3], exp[3])
+    if not same_ids:
+        # the ranking from np.argsort(scores)[:, ::-1]: ascending, reversed (equal scores, the higher index first)
+        Bx, Kx, Vx = log_probs.shape
+        cand = (beam_scores[:, :, None] + log_probs).reshape(Bx, Kx * Vx)
+        top = np.argsort(cand, axis=1, kind="stable")[:, ::-1][:, :2 * Kx]
+        top_beam, top_token = np.divmod(top, Vx)
+        is_eos = top_token == EOS
+        cont = np.argsort(is_eos, axis=1, kind="stable")[:, :Kx]
+        rev = (np.take_along_axis(top_beam, cont, axis=1), np.take_along_axis(top_token, cont, axis=1),
+               np.where(is_eos[:, :Kx], top_beam[:, :Kx], -1))
+        same_scores = close(np.where(live, got[2], 0.0), np.where(live, exp[2], 0.0), **TOL)
+        if all(np.array_equal(g, r) for g, r in zip((got[0], got[1], got[3]), rev)) or same_scores:
+            b = int(np.argmax((np.diff(-np.sort(-cand, axis=1)[:, :Kx], axis=1) == 0).any(axis=1)))
+            fail(f"beam_step ({what}): the candidates are ranked by score, but equal scores come out in another "
+                 f"order than the template asks (example {b} ties among its K best): equal running sums must be "
+                 f"ranked by the lower index k * V + v first. np.argsort(scores)[:, ::-1] puts the higher index "
+                 f"first, and the default kind of np.argsort is not stable: rank with a stable sort of -scores "
+                 f"(np.argsort(-scores, kind=stable))")
+    check_step(step, beam_scores, log_probs, length, 1.0, what)

@@ -68,6 +68,22 @@ def diagnose(fed, ids, predictions, use_gold) -> str | None:
     return None
 
 
+def diagnose_gold(gold, fed, ids, exp_gold, pad_id=PAD) -> str | None:
+    """What a wrong ``gold`` (with the right ``fed``) was computed from."""
+    if np.array_equal(gold, fed == ids):
+        b, t = first_index(gold & ~exp_gold)
+        return (f"gold is True at ({b}, {t}), where the draw gave the position to the model, whose token {fed[b, t]} "
+                f"happens to be the gold one: gold was computed as fed == decoder_input_ids. It marks where the gold "
+                f"input was chosen (the draw, position 0, padding), whatever the model predicted: a trained model is "
+                f"often right, and comparing the tokens counts its right guesses as gold inputs")
+    if np.array_equal(gold, exp_gold | (fed == pad_id)):
+        b, t = first_index(gold & ~exp_gold)
+        return (f"position ({b}, {t}) is reported as padding because the model predicted <pad> ({pad_id}) there: "
+                f"padding is where the gold inputs decoder_input_ids hold pad_id, not where fed does (a model may "
+                f"predict <pad> at a real position)")
+    return None
+
+
 def check_mix(fn, ids, predictions, use_gold, what):
     out = call(fn, ids, predictions, use_gold, PAD, names=["decoder_input_ids", "predictions", "use_gold"], returns=2)
     fed = as_array("fed", out[0], shape=ids.shape, kind="i")
@@ -81,6 +97,10 @@ def check_mix(fn, ids, predictions, use_gold, what):
         source = "the gold token" if exp_gold[b, t] else f"the prediction made at position {t - 1}"
         fail(f"mix_inputs ({what}): position {t} of example {b} is fed {fed[b, t]}, expected {exp_fed[b, t]} "
              f"({source})")
+    if gold.dtype == bool and not np.array_equal(gold, exp_gold):
+        mistake = diagnose_gold(gold, fed, ids, exp_gold)
+        if mistake:
+            fail(f"mix_inputs ({what}): {mistake}")
     if gold.dtype != bool or not np.array_equal(gold, exp_gold):
         b, t = first_index(gold.astype(bool) != exp_gold) if gold.dtype == bool else (0, 0)
         fail(f"mix_inputs ({what}): gold must be a bool array, True where fed holds the gold token (the draw's "
@@ -136,3 +156,23 @@ def test_mix_inputs_with_another_pad_id_and_one_row(submission, homework_seed):
         expect_equal_ids(f"fed (pad_id = {PAD_OTHER}, B = {b})", fed, exp_fed, hint=hint)
         expect_equal_ids(f"gold (pad_id = {PAD_OTHER}, B = {b})", gold.astype(np.int64), exp_gold.astype(np.int64),
                          hint=hint)
+
+
+@task5
+def test_mix_inputs_when_the_model_is_right_or_predicts_padding(submission, homework_seed):
+    """Pass 1 guessed the gold token at some positions the draw gives to the model (fed is the same token,
+    but it is the model's: gold is False there), and chose <pad> at others (fed there, not padding)."""
+    fn = submission.function("mix_inputs")
+    (B, T, V), = shapes(homework_seed, [(4, 7, 20)], B=(1, 5), T=(3, 9), V=(12, 30))
+    ids, predictions, use_gold = mix_problem(homework_seed + 530, B=B, T=T, V=V)
+    rng = np.random.default_rng(homework_seed + 531)
+    # predictions[:, t - 1] is the model's token for position t: right (= ids[:, t]) or <pad> at some real t >= 1
+    real = np.zeros_like(use_gold)
+    real[:, 1:] = ids[:, 1:] != PAD
+    draw = rng.random((B, T))
+    right, pad = real & (draw < 0.3), real & (draw > 0.8)
+    right[0, 1], pad[0, 1], pad[0, 2], right[0, 2] = True, False, True, False  # row 0 is not padded, T >= 3
+    use_gold[right | pad] = False  # the draw says "model" there
+    predictions[:, :-1][right[:, 1:]] = ids[:, 1:][right[:, 1:]]
+    predictions[:, :-1][pad[:, 1:]] = PAD
+    check_mix(fn, ids, predictions, use_gold, "right guesses and predicted <pad>")

@@ -60,6 +60,18 @@ def reseeded(model: EncoderDecoder) -> EncoderDecoder:
     return twin.train(model.training)
 
 
+def sharpened(model: EncoderDecoder, factor: float) -> EncoderDecoder:
+    """The same model, overconfident (as a model fine-tuned too long gets): its final decoder
+    norm's gain and shift multiplied by ``factor``, so every logit is ``factor`` times as large
+    (the output projection is tied, with no bias) -- the same argmax, logits in the thousands;
+    in the same mode (training)."""
+    twin = EncoderDecoder(model.config)
+    theirs = model.parameters()
+    for name, a in twin.parameters().items():
+        np.copyto(a, theirs[name] * (factor if name.startswith("decoder_norm.") else 1.0))
+    return twin.train(model.training)
+
+
 def relabelled(model: EncoderDecoder, pad_id: int = 7, bos_id: int = 3, eos_id: int = 5):
     """``(twin, relabel)``: the same model under a tokenizer that numbers its tokens otherwise --
     <pad>, <bos>, <eos> are ``pad_id``, ``bos_id``, ``eos_id`` -- and the map of ids (an array:

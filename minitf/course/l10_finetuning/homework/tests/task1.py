@@ -9,7 +9,7 @@ from minitf.grading.asserts import as_float, call, close, expect_close, fail
 from minitf.grading.problems import shapes
 
 from .common import (PAD, READ_ONLY, START, TOL, as_metrics, minitf_eval, pad_more, relabel_ids, relabelled,
-                     reseeded, trained_model,
+                     reseeded, sharpened, trained_model,
                      validation_batch)
 
 HOMEWORK = "hw10"
@@ -58,8 +58,15 @@ def accuracy_variants(model, input_ids, labels, logits) -> dict:
 
 def check_teacher_forced(fn, model, input_ids, labels, expected=None) -> None:
     out = as_metrics(call(fn, model, input_ids, labels, START, PAD, names=["model", "input_ids", "labels", "start_id", "pad_id"], why=READ_ONLY), KEYS, "teacher_forced_eval")
-    loss, acc = as_float("loss", out["loss"]), as_float("token_accuracy", out["token_accuracy"])
     want = minitf_eval(model, input_ids, labels) if expected is None else expected
+    raw, top = out["loss"], float(np.abs(want["logits"]).max())
+    if (isinstance(raw, (float, np.floating, np.ndarray)) and np.ndim(raw) == 0
+            and np.issubdtype(np.asarray(raw).dtype, np.floating) and not np.isfinite(raw) and top > 100):
+        fail(f"the loss is {float(raw)} on a confident model (its logits reach {top:.0f} in size): once logits pass "
+             f"a few hundred, exp(z) overflows (inf / inf = nan) and a wrong label's softmax probability underflows "
+             f"to 0 (log 0 = -inf). Compute the log-softmax stably, (z - max z) - log(sum(exp(z - max z))), never "
+             f"the log of a probability (expected {want['loss']:.8g})")
+    loss, acc = as_float("loss", out["loss"]), as_float("token_accuracy", out["token_accuracy"])
     if close(loss, want["loss"], **TOL) and close(acc, want["tf_accuracy"], **TOL):
         return
     again = as_metrics(fn(reseeded(model), input_ids, labels, START, PAD), KEYS, "teacher_forced_eval")
@@ -88,6 +95,9 @@ def test_teacher_forced_eval_validation_batch(submission, homework_seed):
     (n,), = shapes(homework_seed, [(32,)], n=(1, 48))
     input_ids, labels = validation_batch(homework_seed + 101, n=n)
     check_teacher_forced(teacher_forced_eval, model, input_ids, labels)
+    # an overconfident model (the same weights, every logit 1000 times as large): the log-softmax must be stable
+    input_ids, labels = validation_batch(homework_seed + 105, n=32)
+    check_teacher_forced(teacher_forced_eval, sharpened(model, 1000.0), input_ids, labels)
 
 
 @task1
