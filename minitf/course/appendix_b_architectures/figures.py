@@ -137,4 +137,20 @@ def data_flows(seed: int = 0):
     for ax, draw in zip(axes.flat, (_encoder_decoder, _decoder_only, _encoder_only, _rnn)):
         draw(ax)
     fig.subplots_adjust(left=0.005, right=0.995, top=0.95, bottom=0.0, hspace=0.2, wspace=0.04)
+    _key(axes[1, 0])
     return fig
+
+
+def _key(ax):
+    """What each colour of the four panels means, in the empty corner of the encoder-only panel
+    (right of its tokens, below its loss box)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    boxes = [Patch(label=KEY[name].label, linewidth=1.4, **box_fill(name)) for name in ("encoder", "decoder", "loss")]
+    tokens = [Patch(label=f"{KEY['ground_truth'].label} of y", linewidth=1.2, **box_fill("ground_truth")),
+              Patch(label=KEY["masked"].label, linewidth=1.2, **box_fill("masked"))]
+    arrow = [Line2D([], [], linewidth=2.2, label=KEY["cross_attention"].label, **KEY["cross_attention"].line(marker=None))]
+    ax.legend(handles=boxes + arrow + tokens, loc="lower right", bbox_to_anchor=(1.0, 0.08), ncol=1,
+              fontsize=PT, frameon=False, handlelength=1.5, handletextpad=0.5, borderaxespad=0.0,
+              labelspacing=0.3)

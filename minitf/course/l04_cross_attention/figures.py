@@ -35,7 +35,11 @@ PT_WIDE = 14
 inches wide (and under 7.48 high): 14 pt there is 14 pt on the slide."""
 
 
-@register("l04_alignment", lesson=4, title="What the decoder looks at: cross-attention against the known alignment")
+ALIGNMENT_TITLE = "What the decoder looks at: cross-attention against the known alignment"
+SHARES_TITLE = "Where dL/dH_enc comes from: each decoder block's share, per source position"
+
+
+@register("l04_alignment", lesson=4, title=ALIGNMENT_TITLE)
 def alignment(seed: int = 0):
     """Cross-attention weights of the lesson's trained model on one held-out source, one
     panel per decoder block and head, side by side (block 1's heads, then block 2's): row t
@@ -54,7 +58,7 @@ def alignment(seed: int = 0):
     cell = 2.45 / S  # square cells, each panel 2.45 inches wide
     pw, ph = cell * S, cell * T
     left, bottom, gap_head, gap_block = 1.05, 0.75, 0.25, 0.65
-    fig_w, fig_h = left + L * H * pw + L * (H - 1) * gap_head + (L - 1) * gap_block + 1.35, bottom + ph + 1.8
+    fig_w, fig_h = left + L * H * pw + L * (H - 1) * gap_head + (L - 1) * gap_block + 1.35, bottom + ph + 2.25
     fig = new_figure(fig_w, fig_h)
     image = None
     x0 = left
@@ -85,7 +89,9 @@ def alignment(seed: int = 0):
     bar.set_label("weight", fontsize=PT_WIDE)
     bar.set_ticks([0.0, 0.5, 1.0])
     bar.ax.tick_params(labelsize=PT_WIDE)
-    top = fig_h - 0.1
+    fig.text(0.05 / fig_w, 1.0 - 0.05 / fig_h, ALIGNMENT_TITLE, fontsize=PT_WIDE + 2, fontweight="bold", va="top",
+             color=ink)
+    top = fig_h - 0.55
     fig.legend(loc="upper left", bbox_to_anchor=(0.05 / fig_w, top / fig_h), frameon=False, fontsize=PT_WIDE,
                handles=fig.axes[0].get_legend_handles_labels()[0], borderaxespad=0.0, handletextpad=0.4,
                labels=[f"known alignment (reverse: target t reads source n\u22121\u2212t); "
@@ -95,7 +101,7 @@ def alignment(seed: int = 0):
     return fig
 
 
-@register("l04_shares", lesson=4, title="Where dL/dH_enc comes from: each decoder block's share, per source position")
+@register("l04_shares", lesson=4, title=SHARES_TITLE)
 def shares(seed: int = 0):
     """dL/dH_enc of the lesson's trained model on the four pairs of section 5, one panel per
     pair, one bar per source position s.  The bar's total height is |dL/dH_enc[s]| (the
@@ -120,12 +126,12 @@ def shares(seed: int = 0):
     tints = [0.3 + 0.7 * l / max(1, L - 1) for l in range(L)]  # block 1 light ... last block solid
     top = float(total.max()) * 1.12
     bottom = min(0.0, float(np.where(parts < 0, parts, 0.0).sum(0).min()) * 1.4)
-    fig_w, fig_h = 10.8, 6.3  # inches: 16:9 at a size where PT is still 14 pt on the slide
+    fig_w, fig_h = 10.8, 6.45  # inches: 16:9 at a size where PT is still 14 pt on the slide
     fig = new_figure(fig_w, fig_h)
     x = np.arange(S)
     for b, (src, tgt) in enumerate(pairs):
-        # 2 x 2 panels, each 1.9 inches high: room above for the legend, below for the labels
-        ax = fig.add_axes((0.08 + (b % 2) * 0.48, (0.65 + (1 - b // 2) * 2.65) / fig_h, 0.415, 1.9 / fig_h))
+        # 2 x 2 panels, each 1.8 inches high: room above for the title and the legend, below for the labels
+        ax = fig.add_axes((0.08 + (b % 2) * 0.48, (0.65 + (1 - b // 2) * 2.55) / fig_h, 0.415, 1.8 / fig_h))
         n = len(src)
         if n < S:
             ax.axvspan(n - 0.5, S - 0.5, **pad.fill(), linewidth=0.8)
@@ -154,6 +160,7 @@ def shares(seed: int = 0):
                      label=f"block {l + 1}\u2019s share (its cross-attention\u2019s dx_kv)") for l in range(L)]
     handles += [Line2D([], [], linewidth=2.0, label="|dL/dH_enc[s]|: the total gradient", **grad.line()),
                 Patch(**pad.fill(), linewidth=0.8, label="padding: no gradient")]
-    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0), frameon=False, fontsize=PT,
-               ncol=2, columnspacing=1.5, handlelength=1.8)
+    fig.text(0.01, 1.0 - 0.03 / fig_h, SHARES_TITLE, fontsize=PT + 2, fontweight="bold", va="top", color=ink)
+    fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0 - 0.36 / fig_h), frameon=False,
+               fontsize=PT, ncol=2, columnspacing=1.5, handlelength=1.8)
     return fig

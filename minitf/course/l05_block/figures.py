@@ -76,7 +76,10 @@ def _arrow(ax, points, gradient=False, width=1.6):
                                  shrinkA=0, shrinkB=0, **style))
 
 
-@register("l05_block", lesson=5, title="The block two ways: pre-LN and post-LN, and the residual path")
+BLOCK_TITLE = "The block two ways, pre-LN and post-LN: the residual path, and where the LayerNorm sits"
+
+
+@register("l05_block", lesson=5, title=BLOCK_TITLE)
 def block_diagram(seed: int = 0):
     """An encoder block in each arrangement of :mod:`minitf.blocks`, drawn left to right:
     the residual stream (the thick horizontal line from x to y), the two sub-layers
@@ -93,8 +96,7 @@ def block_diagram(seed: int = 0):
     ax.set_axis_off()
     ax.set_xlim(0, W_SLIDE)  # one unit = one inch
     ax.set_ylim(0, 6.9)
-    ax.text(0.05, 6.85, "The block two ways: the same sub-layers, the LayerNorm in another place",
-            fontsize=PT + 2, fontweight="bold", va="top")
+    ax.text(0.05, 6.85, BLOCK_TITLE, fontsize=PT + 2, fontweight="bold", va="top")
     x_start, x_end, bh, r = 0.55, W_SLIDE - 0.55, 0.6, 0.2  # stream ends, box height, radius of a +
     panels = [
         ("pre-LN  (norm_first=True, minitf's default)", True, 6.4,
@@ -195,7 +197,8 @@ def depth(seed: int = 0):
     axes[1].yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     for ax in axes:
         ax.yaxis.set_minor_formatter(NullFormatter())
-    axes[0].set_ylabel("|dL/dx_l|  (log scale)")
+    for ax in axes:
+        ax.set_ylabel("|dL/dx_l|  (log scale)")
     ax = fig.add_axes((0.745, 0.24, 0.23, 0.6))
     for name in names[2:]:
         p = profiles[name]

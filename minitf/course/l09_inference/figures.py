@@ -332,10 +332,12 @@ def beam_tree(seed: int = 0):
         handles.append(Patch(label="finished, discarded", linewidth=2.6, linestyle=(0, (2, 1.5)),
                              **pr.fill(edgecolor=ink)))
     handles += [Patch(label="dropped", facecolor=paper, edgecolor=rule),
+                Line2D([], [], color=ink, linewidth=1.2, label="a beam extended"),
+                Line2D([], [], color=rule, linestyle=":", linewidth=1.2, label="extension dropped"),
                 Line2D([], [], color=ink, linewidth=3.2, label="beam search's best"),
                 Patch(label="greedy's path", facecolor=rule, edgecolor=rule)]
     fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 0.0), ncol=4, fontsize=PT,
-               handlelength=2.0, columnspacing=1.6)
+               handlelength=2.0, columnspacing=1.3)
     return fig
 
 
@@ -377,7 +379,7 @@ def decode_cost(seed: int = 0):
              f"V {config.tgt_vocab_size}, source S = {S}", fontsize=PT, va="top")
 
     a1 = fig.add_axes((0.085, 0.12, 0.5, 0.66))
-    _cost_axes(a1, ts, cached, uncached, "multiply-adds, step at position t", marker=False, log=True)
+    _cost_axes(a1, ts, cached, uncached, "multiply-adds, step at position t\n(log scale)", marker=False, log=True)
     a1.axhline(once["encoder"] + once["cross_kv"], color=enc.color, linestyle="-", linewidth=1.6)
     a1.text(256, (once["encoder"] + once["cross_kv"]) * 1.15,
             f"once per example: encoder + cross K, V = {(once['encoder'] + once['cross_kv']) / 1e6:.1f} M",

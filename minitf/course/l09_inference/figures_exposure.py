@@ -86,7 +86,8 @@ def exposure_by_position(seed: int = 0):
     ax.set_xlabel("target position t")
     ax.set_ylabel("error rate at t")
     ax.grid(True, axis="y")
-    ax.legend(loc="upper left", fontsize=PT, handlelength=2.6, borderaxespad=0.3, ncol=1)
+    # handles long enough to show the dash-dot's dot beside the marker
+    ax.legend(loc="upper left", fontsize=PT, handlelength=3.6, borderaxespad=0.3, ncol=1)
     slide_axes(ax, PT)
     # right: each seed's free-running token error, every variant (top to bottom)
     ax2 = fig.add_axes((0.775, 0.13, 0.215, 0.63))
@@ -102,12 +103,13 @@ def exposure_by_position(seed: int = 0):
     ax2.set_xlim(0, None)
     ax2.set_xlabel("free-running token error")
     ax2.grid(True, axis="x")
-    ax2.set_title("each seed; \u25c6 the mean", fontsize=PT)
+    ax2.set_title("\u25bc each seed, \u25c6 the mean", fontsize=PT)
     slide_axes(ax2, PT)
     fig.text(0.075, 0.985, "Fed its own prefix, the model's errors build up along the target",
              fontsize=PT + 2, fontweight="bold", va="top", color=ink)
     fig.text(0.075, 0.905, f"sort, 20 letters, 200 held-out strings; {results['settings']['train']['steps']} updates; "
-             f"mean over seeds {', '.join(map(str, seeds))} (band: range)", fontsize=PT, va="top", color=ink)
+             f"mean over seeds {', '.join(map(str, seeds))} (band: their range, teacher forcing only)", fontsize=PT,
+             va="top", color=ink)
     return fig
 
 

@@ -96,7 +96,8 @@ def tf_loss_vs_free_running(seed: int = 0):
                "teacher-forced validation loss", "teacher_forced_loss"),
               (fig.add_axes((0.59, 0.13, 0.39, 0.62)), 100 * h["free_running_exact_match"], fr,
                "free-running exact match (%)", "exact_match")]
-    pick_style = {"teacher_forced_loss": (tf, "-", "min loss"), "exact_match": (fr, "--", "max exact match")}
+    # the two stopping points in line styles no curve uses: dashed (on the loss), dotted (on exact match)
+    pick_style = {"teacher_forced_loss": (tf, "--", "min loss"), "exact_match": (fr, ":", "max exact match")}
     for ax, y, meaning, ylabel, _ in panels:
         ax.plot(steps, y, linewidth=2.4, markersize=7, **meaning.line())
         for which, (m, ls, text) in pick_style.items():
@@ -126,8 +127,8 @@ def tf_loss_vs_free_running(seed: int = 0):
              fontsize=TITLE_PT, fontweight="bold", va="top")
     em_sentences = np.rint(h["free_running_exact_match"] * n)
     ties = int((em_sentences == em_sentences.max()).sum())
-    fig.text(0.01, 0.925, f"pretrained, {l10.N_PAIRS[0]} pairs, seed {seed}; solid: stop on the loss (step "
-             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%);\ndashed: stop on exact match (step "
+    fig.text(0.01, 0.925, f"pretrained, {l10.N_PAIRS[0]} pairs, seed {seed}; dashed: stop on the loss (step "
+             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%);\ndotted: stop on exact match (step "
              f"{em['step']}, {100 * em['exact_match']:.1f}%"
              + (f", the first of {ties} evaluations tied at the maximum)" if ties > 1 else ")"),
              fontsize=PT, va="top", linespacing=1.3)
