@@ -23,6 +23,8 @@ CLASSIC_MISTAKES = [
     ("hw01_lstm_no_tanh_path", 1, "the path from dh to dc is missing"),
     ("hw01_lstm_gate_order", 1, "the gates were read in the order i, f, o, g"),
     ("hw01_lstm_sigmoid_prime", 1, "taken as s instead of s * (1 - s)"),
+    # new in issue 28 (round 2)
+    ("hw01_lstm_sigmoid_overflows", 1, "with saturated gates"),
     ("hw01_rnn_state_through_padding", 2, "the state was updated on padded steps"),
     ("hw01_rnn_grad_into_padding", 2, "gradient flowed into padded steps"),
     ("hw01_rnn_dW_not_accumulated", 2, "overwritten in the loop instead of accumulated"),
@@ -37,6 +39,8 @@ CLASSIC_MISTAKES = [
     ("hw01_attention_padding_unmasked", 5, "padding was not masked"),
     ("hw01_attention_no_tanh_derivative", 5, "the tanh derivative is missing"),
     ("hw01_attention_no_key_gradient", 5, "the gradient to the keys is missing"),
+    # new in issue 28 (round 2)
+    ("hw01_attention_softmax_without_max", 5, "Subtract each row's maximum"),
 ]
 # mistakes against a clause of the template the tests did not exercise before (issue 28):
 # an argument at another value, float32, a batch of one, an empty or fully padded input
@@ -124,6 +128,9 @@ def test_reference_passes_every_check_on_many_shapes():
         # 1.1
         p = task1.make_problem(seed, B=B, D=D, Dr=H)
         task1.check_forward(ref["lstm_step_forward"](*p.args()), p)
+        for dtype, top in ((np.float64, 2000.0), (np.float32, 300.0)):  # saturated gates
+            p_sat = task1.saturated_problem(seed, dtype=dtype, top=top, B=B, D=D, Dr=H)
+            task1.check_forward(ref["lstm_step_forward"](*p_sat.args()), p_sat)
         dh, dc = task1.upstream(p, seed)
         g = ref["lstm_step_backward"](dh, dc, *p.args())
         task1.check_backward(g, task1.minitf_backward(p, dh, dc), p, dh, dc, tuple(task1.GRAD_HINTS))
@@ -145,6 +152,9 @@ def test_reference_passes_every_check_on_many_shapes():
         lengths = [int(n) for n in rng.integers(0 if seed % 4 == 0 else 1, S + 1, size=B)]
         p = task5.make_problem(seed, B=B, S=S, Hq=H, He=He, A=A, lengths=lengths)
         task5.check_forward(ref["additive_attention_forward"](*p.args()), p)
+        if max(lengths) > 0:  # sharp scores: a v scaled until a real position scores +-1500
+            p_sharp = task5.sharp_problem(seed, B=B, S=S, Hq=H, He=He, A=A, lengths=lengths)
+            task5.check_forward(ref["additive_attention_forward"](*p_sharp.args()), p_sharp)
         dcontext = rng.normal(size=(B, He))
         g = ref["additive_attention_backward"](dcontext, *p.args())
         task5.check_backward(g, task5.minitf_backward(p, dcontext), p, dcontext, tuple(task5.GRAD_HINTS))

@@ -20,9 +20,16 @@ CLASSIC_MISTAKES = [
     ("hw03_mask_minus_inf", 1, "holds -inf"),
     ("hw03_padding_on_queries", 1, "masks padded *queries*"),
     ("hw03_padding_keep_mask", 1, "1/0 'keep' mask"),
+    # new in issue 28 (round 2)
+    ("hw03_mask_float32_min", 1, "overflows float32"),
     ("hw03_mask_after_softmax", 2, "applied after the softmax"),
     ("hw03_fully_masked_rows_averaged", 2, "is fully masked (every key blocked), yet its weights sum to 1"),
     ("hw03_forward_minus_inf", 2, "-inf - (-inf) = nan"),
+    # new in issue 28 (round 2)
+    ("hw03_softmax_without_max", 2, "exp(score) overflows to inf"),
+    ("hw03_max_before_mask", 2, "taken before the mask was added"),
+    ("hw03_fully_masked_by_row_sum", 2, "taken for a fully masked row"),
+    ("hw03_fully_masked_only_for_padding_shape", 2, "whatever the mask's shape"),
     ("hw03_backward_recomputes_unmasked", 3, "WITHOUT the mask"),
     ("hw03_backward_diagonal_softmax", 3, "only its diagonal"),
     ("hw03_backward_missing_scale", 3, "miss the 1/sqrt(Dh)"),

@@ -190,6 +190,38 @@ def test_lstm_step_forward_keeps_float32(submission, homework_seed):
     check_forward(call(lstm_step_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
+def saturated_problem(seed: int, *, dtype=np.float64, top: float = 2000.0, **sizes) -> Problem:
+    """A problem whose inputs are scaled up until the largest pre-activation x W_ih reaches ``top``:
+    saturated gates (sigmoid exactly 0 or 1, tanh +-1), as a large input or a large weight gives."""
+    p = make_problem(seed, **sizes)
+    xW = p.x @ p.params["W_ih"]  # (B, 4Dr)
+    x = p.x * (top / xW.max() if xW.max() > 0 else -top / xW.min())
+    return Problem(x.astype(dtype), p.h_prev.astype(dtype), p.c_prev.astype(dtype),
+                   {k: v.astype(dtype) for k, v in p.params.items()})
+
+
+@task1
+def test_lstm_step_forward_with_saturated_gates(submission, homework_seed):
+    """Pre-activations in the thousands (float64) and hundreds (float32): every gate saturates, the
+    sigmoid gives 0 or 1, and h and c stay finite."""
+    lstm_step_forward = submission.function("lstm_step_forward")
+    sizes = shapes(homework_seed, [(3, 4, 5)], B=(1, 5), D=(1, 6), Dr=(1, 6))[0]
+    for k, (dtype, top) in enumerate(((np.float64, 2000.0), (np.float32, 300.0))):
+        B, D, Dr = sizes
+        problem = saturated_problem(homework_seed + 25 + k, dtype=dtype, top=top, B=B, D=D, Dr=Dr)
+        out = call(lstm_step_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY)
+        h, c = pair(out, "lstm_step_forward", "(h, c)")
+        h = as_array("h", h, shape=(B, Dr), kind="f", dtype=dtype)
+        c = as_array("c", c, shape=(B, Dr), kind="f", dtype=dtype)
+        if not (np.isfinite(h).all() and np.isfinite(c).all()):
+            a = np.abs(problem.x @ problem.params["W_ih"]).max()
+            fail(f"h or c holds nan or inf in {np.dtype(dtype).name} with saturated gates (pre-activations up to "
+                 f"{a:.0f}): exp(a) overflows to inf beyond 709 (88 in float32), and exp(a) / (1 + exp(a)) is then "
+                 f"inf / inf = nan, where the sigmoid is simply 1. Write the sigmoid so that exp never overflows: "
+                 f"0.5 * (1 + tanh(a / 2)), or 1 / (1 + exp(-a)) on a >= 0 and exp(a) / (1 + exp(a)) on a < 0")
+        check_forward((h, c), problem)
+
+
 def backward(fn, problem: Problem, seed: int):
     """The student's gradients (checked for keys, shapes, dtypes), minitf's, and (dh, dc)."""
     B, D, Dr = problem.dims

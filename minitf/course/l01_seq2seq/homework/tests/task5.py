@@ -202,6 +202,36 @@ def test_additive_attention_forward_empty_source_and_float32(submission, homewor
     check_forward(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY), problem)
 
 
+def sharp_problem(seed: int, *, top: float = 1500.0, **sizes) -> Problem:
+    """A problem whose v is scaled up until the largest score of a real source position is ``top``
+    (sharp attention, as training can make it), beyond where exp overflows (v's sign flipped if every
+    real score is negative)."""
+    problem = make_problem(seed, **sizes)
+    p = problem.params
+    e = (np.tanh((problem.s @ p["W_a"])[:, None, :] + problem.H_enc @ p["U_a"]) @ p["v"])[~problem.padded]
+    scale = top / e.max() if e.max() > 0 else -top / e.min()  # the real scores' maximum: top
+    return problem._replace(params=dict(p, v=p["v"] * scale))
+
+
+@task5
+def test_additive_attention_forward_sharp_scores(submission, homework_seed):
+    """A large v (sharp attention): the top score reaches 1500, beyond where exp overflows;
+    the weights and the context stay finite (an empty source in the batch too)."""
+    additive_attention_forward = submission.function("additive_attention_forward")
+    B, S, Hq, He, A = shapes(homework_seed, [(3, 5, 4, 6, 3)], B=(3, 5), S=(2, 6), Hq=(1, 5), He=(1, 6),
+                             A=(1, 5))[0]
+    problem = sharp_problem(homework_seed + 415, B=B, S=S, Hq=Hq, He=He, A=A, lengths=[S, 0] + [2] * (B - 2))
+    context, a = pair(call(additive_attention_forward, *problem.args(), names=FORWARD_ARGS, why=READ_ONLY),
+                      "additive_attention_forward", "(context, a)")
+    context = as_array("context", context, shape=(B, He), kind="f", dtype=problem.s.dtype)
+    a = as_array("a", a, shape=(B, S), kind="f", dtype=problem.s.dtype)
+    if not (np.isfinite(a).all() and np.isfinite(context).all()):
+        fail("the weights or the context hold NaN or inf with scores of the size of 1500 (a large v, sharp "
+             "attention): exp(e) overflows to inf beyond 709, and inf / inf is nan. Subtract each row's maximum "
+             "of e + mask before exp: exp(e - max e) never exceeds 1 (a row with no real position: zero weights)")
+    check_forward((context, a), problem)
+
+
 def backward(fn, problem: Problem, seed: int):
     B, S, Hq, He, A = problem.dims
     dcontext = rng_for(seed).normal(size=(B, He))

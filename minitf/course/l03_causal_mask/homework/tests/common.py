@@ -17,14 +17,19 @@ from minitf.masks import MASK_VALUE, causal_mask, key_padding_mask
 
 PAD = 0  # minitf's <pad>
 
-MASK_KINDS = ("none", "causal", "padding", "both")
+MASK_KINDS = ("none", "causal", "padding", "both", "decoder", "shared")
 """The masks attention is tested under:
 
 * ``"none"``     no mask;
 * ``"causal"``   (T, S): T new queries after S - T cached positions (``causal_mask(T, S, offset=S-T)``);
 * ``"padding"``  (B, 1, 1, S): right-padded keys, one example all padding (its every query fully masked);
 * ``"both"``     (B, 1, T, T): causal + key padding on a left-padded batch: the leading padded queries
-  of a row have no key left (fully masked), and cells blocked twice hold -2e9."""
+  of a row have no key left (fully masked), and cells blocked twice hold -2e9;
+* ``"decoder"``  (B, 1, T, T): causal + key padding on a right-padded batch (a decoder's self-attention
+  in training): no row is fully masked -- a padded query at a row's end still sees the row's real
+  keys -- but the rows of the real queries hold -2e9 where a future key is padding too;
+* ``"shared"``   (T, T): causal + the key padding of one left-padded sequence, shared by the whole batch:
+  a mask without a batch axis whose leading rows are fully masked."""
 
 
 class AttentionProblem(NamedTuple):
@@ -49,7 +54,7 @@ def attention_problem(seed: int, kind: str, dtype=np.float64, B: int = 3, H: int
                       Dh: int = 3) -> AttentionProblem:
     """Random Q, K, V of ``dtype`` and a mask of ``kind`` (see :data:`MASK_KINDS`)."""
     rng = np.random.default_rng(seed)
-    if kind == "both":
+    if kind in ("both", "decoder", "shared"):
         S = T  # self-attention
     if kind == "none":
         mask = None
@@ -65,6 +70,14 @@ def attention_problem(seed: int, kind: str, dtype=np.float64, B: int = 3, H: int
         n_pad[0] = 0  # one example without padding
         ids[np.arange(T)[None, :] < n_pad[:, None]] = PAD  # left padding
         mask = causal_mask(T, dtype=dtype) + key_padding_mask(ids, PAD, dtype=dtype)  # (B, 1, T, T)
+    elif kind == "decoder":
+        lengths = rng.integers(1, T + 1, size=B)
+        lengths[0], lengths[-1] = T, rng.integers(1, T)  # one example unpadded, one padded
+        mask = causal_mask(T, dtype=dtype) + key_padding_mask(lengths=lengths, max_len=T, dtype=dtype)  # (B, 1, T, T)
+    elif kind == "shared":
+        ids = rng.integers(4, 9, size=(1, T))
+        ids[0, :int(rng.integers(1, T))] = PAD  # one left-padded sequence: its leading queries see no key
+        mask = causal_mask(T, dtype=dtype) + key_padding_mask(ids, PAD, dtype=dtype)[0, 0]  # (T, T)
     else:
         raise ValueError(f"kind: expected one of {MASK_KINDS}, got {kind!r}")
     Q = rng.normal(size=(B, H, T, Dh)).astype(dtype)

@@ -184,21 +184,32 @@ def test_padding_mask(submission, homework_seed):
 
 @task1
 def test_the_two_masks_add_up_and_stay_finite(submission, homework_seed):
-    """causal_mask(T) + padding_mask(ids) on a left-padded batch: (B, 1, T, T), finite, and minitf's
-    attention under it gives what it gives under minitf's own masks -- fully masked rows included."""
+    """causal_mask(T) + padding_mask(ids) on a left-padded batch: (B, 1, T, T), finite in float64 and in
+    float32 (a cell blocked twice holds -2e9), and minitf's attention under it gives what it gives under
+    minitf's own masks -- fully masked rows included."""
     causal_mask = submission.function("causal_mask")
     padding_mask = submission.function("padding_mask")
     rng = np.random.default_rng(homework_seed + 4)
     B, T = 3, int(rng.integers(4, 8))
     ids = padded_ids(rng, B, T, PAD)  # the last row starts with two pads: its queries 0 and 1 see only padding
-    causal = check_causal(causal_mask(T, dtype=np.float64), T, None, 0, np.float64)
-    padding = check_padding(padding_mask, ids, PAD, np.float64)
-    mask = causal + padding  # (B, 1, T, T)
-    if not np.isfinite(mask).all():
-        fail("causal_mask(T) + padding_mask(ids) is not finite: both masks must use a finite MASK_VALUE")
     Q, K, V = (rng.normal(size=(B, 2, T, 4)) for _ in range(3))
-    out, _ = scaled_dot_product_attention(Q, K, V, mask)
-    expected, _ = scaled_dot_product_attention(Q, K, V, minitf_causal_mask(T, dtype=np.float64)
-                                               + key_padding_mask(ids, PAD, dtype=np.float64))
-    expect_close("minitf's attention under your causal_mask + padding_mask", out, expected, rtol=1e-12, atol=1e-12,
-                 hint="it must equal the attention under minitf's own masks")
+    for dtype, tol in ((np.float64, 1e-12), (np.float32, 1e-5)):  # in float32 too: a sum of two masks must not overflow
+        name = "" if dtype == np.float64 else f" in {np.dtype(dtype).name}"
+        causal = check_causal(causal_mask(T, dtype=dtype), T, None, 0, dtype)
+        padding = check_padding(padding_mask, ids, PAD, dtype)
+        with np.errstate(over="ignore"):
+            mask = causal + padding  # (B, 1, T, T)
+        if not np.isfinite(mask).all():
+            if np.isfinite(causal).all() and np.isfinite(padding).all():
+                fail(f"causal_mask(T) + padding_mask(ids){name} holds {mask.min():g}: each mask is finite, but a cell "
+                     f"blocked by both adds their blocking values, {causal.min():g} + {padding.min():g}, and that "
+                     f"overflows {np.dtype(dtype).name}. A fully masked row then gives -inf - (-inf) = nan in the "
+                     f"stable softmax. Block with MASK_VALUE = -1e9: large enough that exp(score + mask) is 0, small "
+                     f"enough that masks add up (-2e9) in float32 and float64")
+            fail(f"causal_mask(T) + padding_mask(ids){name} is not finite: both masks must use a finite MASK_VALUE")
+        out, _ = scaled_dot_product_attention(*(x.astype(dtype) for x in (Q, K, V)), mask)
+        expected, _ = scaled_dot_product_attention(*(x.astype(dtype) for x in (Q, K, V)),
+                                                   minitf_causal_mask(T, dtype=dtype)
+                                                   + key_padding_mask(ids, PAD, dtype=dtype))
+        expect_close(f"minitf's attention under your causal_mask + padding_mask{name}", out, expected, rtol=tol,
+                     atol=tol, hint="it must equal the attention under minitf's own masks")

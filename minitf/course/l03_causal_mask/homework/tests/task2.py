@@ -64,6 +64,15 @@ def diagnose_forward(p: AttentionProblem, out, A) -> str | None:
                     f"fully masked row all-zero weights, e.g. A = A * row_alive")
         return f"A or out holds nan or inf on {describe_row(p, idx)}: subtract each row's maximum before exp"
     if p.mask is not None:
+        zeroed = ~p.dead & (A == 0).all(axis=-1)  # (B, H, T): a row with a key to see, yet no weight at all
+        if zeroed.any():
+            idx = first_index(zeroed)
+            row = np.broadcast_to(p.mask, p.blocked.shape)[idx]  # (S,) the row's mask entries
+            return (f"{describe_row(p, idx)} has {int((~p.blocked[idx]).sum())} key(s) it may attend to, yet its "
+                    f"weights are all zero: it was taken for a fully masked row. A row is fully masked only when "
+                    f"EVERY entry of its mask is <= MASK_VALUE / 2 (its maximum is), however low its entries add "
+                    f"up: this row's entries are {sorted(set(row.tolist()))} -- a cell blocked twice (causal + "
+                    f"padding) holds -2e9")
         keep = ~p.blocked
         after = plain_softmax(scores_of(p)) * keep  # the mistake: normalise over every key, then zero the blocked
         alive = ~p.dead
@@ -81,7 +90,9 @@ def diagnose_forward(p: AttentionProblem, out, A) -> str | None:
             return (f"{describe_row(p, idx)} is fully masked (every key blocked), yet its weights sum to "
                     f"{A[idx].sum():.3g}: a meaningless average over keys it must not see. A fully masked row must "
                     f"give all-zero weights and a zero output (find it from the mask: every entry of the row "
-                    f"<= MASK_VALUE / 2)")
+                    f"<= MASK_VALUE / 2)"
+                    + (f" -- this mask is {p.mask.shape}, one for the whole batch, and it blocks whole rows too: "
+                       f"find the fully masked rows whatever the mask's shape" if p.mask.ndim < 4 else ""))
     no_scale = plain_softmax(scores_of(p, scale=False) + (0.0 if p.mask is None else p.mask)) * ~p.dead[..., None]
     if close(A, no_scale, **tol) and not close(A, ref_A, **tol):
         return "the scores miss the 1/sqrt(Dh) scale: scores = Q K^T / sqrt(Dh) + mask"
@@ -166,6 +177,44 @@ def test_changing_a_future_key_changes_nothing_before_it(submission, homework_se
 
     expect_close("out under the causal mask", out, scaled_dot_product_attention(Q, K, V, mask)[0], rtol=1e-10,
                  atol=1e-12, hint="A = softmax(Q K^T / sqrt(Dh) + mask), out = A V")
+
+
+def large_score_problem(seed: int, **sizes) -> AttentionProblem:
+    """A causal problem (T queries after S - T cached positions) with scores in the thousands: query 0
+    scores 2000 against the last key, which it may not see, and so does the last query, which may;
+    every other score is about 100 at most (Q and K scaled by 10)."""
+    p = attention_problem(seed, "causal", **sizes)
+    Dh = p.Q.shape[-1]
+    Q, K = 10 * p.Q, 10 * p.K  # (B, H, T, Dh), (B, H, S, Dh)
+    unit = p.Q[:, :, 0] / np.linalg.norm(p.Q[:, :, 0], axis=-1, keepdims=True)  # (B, H, Dh)
+    Q[:, :, 0] = Q[:, :, -1] = 10 * np.sqrt(Dh) * unit  # the last query (position S-1) sees every key
+    K[:, :, -1] = 200 * unit  # q0 . k / sqrt(Dh) = 2000
+    return p._replace(Q=Q, K=K)
+
+
+@task2
+def test_forward_with_large_scores(submission, homework_seed):
+    """Scores in the thousands (sharp attention): exp(score) overflows, exp(score - row maximum) cannot.
+    Query 0's largest score is on a key it may not see; the last query sees its largest."""
+    forward = submission.function("masked_attention_forward")
+    p = large_score_problem(homework_seed + 45, **problem_sizes(homework_seed))
+    out, A = call_forward(forward, p)
+    top = float(scores_of(p).max())
+    bad = ~np.isfinite(A).all(axis=-1) | ~np.isfinite(out).all(axis=-1)  # (B, H, T)
+    if bad.any():
+        idx = first_index(bad)
+        fail(f"A or out holds nan or inf on {describe_row(p, idx)}, with scores up to {top:.0f}: exp(score) "
+             f"overflows to inf beyond 709 (float64; 88 in float32), and inf / inf is nan. The stable softmax "
+             f"subtracts each row's maximum of scores + mask before exp, so that exp never exceeds 1")
+    sums = A.sum(axis=-1)  # (B, H, T)
+    lost = ~p.dead & (np.abs(sums - 1.0) > 1e-9)
+    if lost.any():
+        idx = first_index(lost)
+        fail(f"{describe_row(p, idx)} has keys it may attend to, yet its weights sum to {sums[idx]:.3g}: its exps "
+             f"underflowed to 0. The maximum subtracted was taken before the mask was added, over the blocked "
+             f"keys too, and a blocked key scores far above the allowed ones (here {top:.0f}): exp(allowed - max) "
+             f"is 0. Subtract the maximum of scores + mask: a blocked key never sets it")
+    check_forward(forward, p)
 
 
 @task2
