@@ -42,9 +42,10 @@ def one_blas_thread(fn):
 
 def provenance(command: str) -> dict:
     """What a results file records about how it was made: the command that writes it again,
-    the versions, the BLAS thread setting and the date."""
+    the versions, the BLAS thread setting and kernel, and the date."""
     return {"command": command, "minitf_version": __version__, "numpy_version": np.__version__,
             "python": platform.python_version(), "openblas_num_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+            "blas_kernel": os.environ.get("OPENBLAS_CORETYPE") or "default",
             "measured_on": datetime.date.today().isoformat()}
 
 

@@ -17,8 +17,10 @@ minitf and NumPy versions, the time it took, every run's numbers).  Reproduce it
     OPENBLAS_NUM_THREADS=1 python -m minitf.course.l01_seq2seq --measure
 
 The notebook and the figures (:mod:`minitf.course.l01_seq2seq.figures`) read that file
-(:func:`load_results`); the notebook re-runs one point of each sweep live and checks it
-against the file (:func:`compare_with_stored`), and so does ``tests/course/l01/test_experiments.py``.
+(:func:`load_results`); the notebook re-runs the reference and the reversed run live and checks
+them against the file (:func:`compare_with_stored`), and reads the scheduled-sampling and attention
+runs of seed 0 from it (training them took half of the notebook's time);
+``tests/course/l01/test_experiments.py`` re-runs all four and checks them.
 In float64 on one BLAS thread a run is deterministic: the same seed gives the same numbers.
 
 ======================================  ===================================================

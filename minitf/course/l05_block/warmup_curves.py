@@ -13,7 +13,6 @@ The notebook's numbers stay live; only the drawing is fixed.
 """
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -53,8 +52,7 @@ def measure(path: Path | str | None = RESULTS_PATH, seed: int = 0) -> dict:
     results = {"about": (f"Lesson 5 section 3's warm-up runs (pre-LN and post-LN, {WARMUP} warm-up steps and none, "
                          f"peak learning rate {HIGH_LR:g}, {WARMUP_STEPS} steps): the training loss per step, "
                          f"{DIGITS} decimals; what l05_prepost draws."),
-               **provenance(COMMAND), "blas_kernel": os.environ.get("OPENBLAS_CORETYPE") or "default",
-               **clock.seconds(), "runs": runs}
+               **provenance(COMMAND), **clock.seconds(), "runs": runs}
     if path is not None:
         write_results(path, results)
     return results

@@ -18,7 +18,8 @@ set-up                                  :func:`lesson8_task`, :func:`lesson8_mod
 2  shift and causal mask                :func:`train_variant` with a leak -- a decoder
                                         built with ``causal=False``, or
                                         :func:`labels_as_inputs` -- loss vs free-running;
-                                        :func:`leakage_runs`
+                                        :func:`leakage_runs` (stored, for the notebook, by
+                                        ``leakage_curves``)
 3  the loss                             ``lesson08_loss``: :func:`logit_gradient_check`
                                         (p_hat - y against finite differences),
                                         :func:`padding_invariance`;
@@ -156,7 +157,9 @@ def leakage_runs(seed: int = 0) -> dict:
     Only the evaluation differs: the leaky runs are evaluated once, after their last step
     (``eval_every=0``), since the lesson reads only their final free-running score.
     Evaluating neither draws data nor changes a weight, so the training is step for step
-    what it would be with the reference run's evaluations every 25 steps.
+    what it would be with the reference run's evaluations every 25 steps.  The notebook reads
+    these runs' numbers from :mod:`~minitf.course.l08_teacher_forcing.leakage_curves`'s file,
+    which they wrote (``tests/course/l08/test_leakage_curves.py`` checks that they still do).
     """
     task = lesson8_task()
     return {v: train_variant(v, task, lesson8_model_config(task, seed), lesson8_train_config(seed, eval_every=0))

@@ -5,7 +5,7 @@ that would fail if it were wrong (brute-force enumeration, the model's own cache
 The re-runs are float64, where a run is deterministic: the accuracies must equal the stored
 ones exactly (stored to 6 digits; free-running ones are multiples of 1/40), the loss curve
 (stored to 4 digits) must agree within 1e-4, the gradient profiles (6 significant digits)
-within 1e-5 relative.  About 10 s of processor time.
+within 1e-5 relative.  About 20 s of processor time.
 """
 import itertools
 import math
@@ -241,3 +241,25 @@ def test_section_1_and_2_counts():
     assert counts["concat"]["model"] - counts["init"]["model"] == counts["concat"]["cell"] - counts["init"]["cell"]
     sizes = l1.memory_sizes((3, 50))
     assert sizes[3]["h"] == sizes[50]["h"] == (1, 64) and sizes[50]["states"] == (1, 50, 64)
+
+
+# ---- the stored runs the notebook reads instead of training them again ------------------------------
+@pytest.mark.parametrize("variant", [l1.REVERSED, l1.SCHEDULED, l1.ATTENTION], ids=lambda v: v.name)
+def test_the_runs_the_notebook_shows_match_a_live_run(variant, results):
+    """The notebook trains the reversed run again and prints the stored seed-0 scheduled-sampling and
+    attention runs (training them would take half of its time): a live run must match each of them,
+    as the reference run does."""
+    match = l1.compare_with_stored(l1.run_variant(variant, 0), results)
+    assert match.matches, match
+    assert match.differences["accuracies"] == 0.0
+
+
+def test_the_stored_alignment_is_the_live_attention_runs(results):
+    """The notebook prints the stored alignment numbers of the seed-0 attention run: a live run
+    measures the same (stored to 6 digits)."""
+    al, stored = l1.alignment(l1.run_variant(l1.ATTENTION, 0)), results["alignment"]
+    assert (stored["variant"], stored["seed"], stored["source"]) == (l1.ATTENTION.name, 0, al.source)
+    assert stored["positions"] == al.positions
+    assert stored["argmax_match"] == pytest.approx(al.argmax_match, abs=5e-7)
+    assert stored["weight_on_source_t"] == pytest.approx(al.weight_on_source_t, abs=5e-7)
+    np.testing.assert_allclose(al.weights, stored["weights"], rtol=0, atol=1e-6)
