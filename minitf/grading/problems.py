@@ -129,20 +129,16 @@ def new_secret(path) -> Path:
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"")  # an apostrophe (row's, x's) opens no quote
 _RAISED = re.compile(r"^your code raised (\w+)")
+_RETURNED = re.compile(r"^your (\w+) returned an? \S+ \(only")
 _WHERE = re.compile(r"\(line \d+(?:, in \w+)?(?::.*)?\)\s*$")
 
 SECRET_PREFIX = ("on a secret problem (drawn from the course's secret seed: sizes and values no public test "
                  "shows; the numbers are not shown): ")
 
 
-_EXIT_CODE = re.compile(r"exit code (-?\d+)")  # the process's exit code says nothing of the problem: kept
-
-
 def redact(text: str) -> str:
-    """``text`` without its numbers and quoted strings (an exit code stays)."""
-    parts = _EXIT_CODE.split(text or "")  # [text, code, text, code, ..., text]
-    return "".join(f"exit code {part}" if k % 2 else _NUMBER.sub("#", _QUOTED.sub("'...'", part))
-                   for k, part in enumerate(parts))
+    """``text`` without its numbers and quoted strings."""
+    return _NUMBER.sub("#", _QUOTED.sub("'...'", text or ""))
 
 
 def secret_message(message: str) -> str:
@@ -150,6 +146,9 @@ def secret_message(message: str) -> str:
     terms -- no number, no quoted value, not the student's own exception message (it could
     carry the problem's inputs) but the line of the file it came from."""
     message = (message or "").strip()
+    returned = _RETURNED.match(message)
+    if returned:  # the type's name is the student's to choose: it could spell the problem out
+        return SECRET_PREFIX + f"your {returned.group(1)} returned an object that is not data: the grader checks data only"
     raised = _RAISED.match(message)
     if raised:
         where = _WHERE.search(message)

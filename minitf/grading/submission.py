@@ -39,8 +39,6 @@ class SubmissionRefused(ValueError):
     """The submission is not a regular file's bytes that can be graded (a link, a folder...)."""
 
 
-
-
 # ---- reading a submission ------------------------------------------------------------------------------------
 def read_submission(path, folder=None) -> bytes:
     """The bytes of the submission at ``path``: a regular file, not a link (symbolic or hard), inside ``folder``
@@ -111,6 +109,8 @@ def check_source(data: bytes, shown: str) -> str | None:
                 f"{type(e).__name__}: {e.msg} ({where}{code})")
     except ValueError as e:  # a null byte
         return f"your file cannot be compiled: {e}"
+    except (RecursionError, MemoryError):  # an expression nested deeper than Python's parser goes
+        return "your file is nested too deeply for Python to compile (an expression thousands of levels deep?)"
     return None
 
 
@@ -263,7 +263,10 @@ def copied_functions(tree: ast.AST, forbidden) -> list[tuple[int, str, str]]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            dump, size = _fingerprint(node)
+            try:
+                dump, size = _fingerprint(node)
+            except RecursionError:  # a function nested too deeply to print again is no copy of minitf's
+                continue
             if size >= COPY_MIN_NODES and dump in wanted:
                 found.append((node.lineno, node.name, wanted[dump]))
     return found

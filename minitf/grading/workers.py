@@ -76,10 +76,7 @@ def exit_reason(code: int) -> str:
     if code in (-9, 137):
         return f"exit code {code}: killed, most often for using more memory than its limit"
     if code < 0:
-        try:
-            return f"exit code {code}: stopped by the signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"exit code {code}: stopped by a signal"
+        return f"exit code {code}: stopped by a signal"
     if code == 120:
         return f"exit code {code}: Python could not flush its output as it ended (too much printed?)"
     return f"exit code {code}: the code called sys.exit or os._exit"

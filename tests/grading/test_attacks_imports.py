@@ -63,3 +63,14 @@ def test_the_copy_check_finds_minitf_code_pasted_in_and_nothing_written_for_the_
             flagged += [(name.split("/tests/")[-1], task.number, c) for c in copied_functions(tree, task.forbidden)]
     assert [f for f in flagged if "hw09_top_k_copied" not in f[0]] == [], flagged
     assert any("hw09_top_k_copied" in f[0] for f in flagged)
+
+
+def test_the_copy_check_and_the_compile_check_survive_deep_nesting():
+    """A long chained expression is no reason to fail a file: the copy check skips a function too deep
+    to print again, and a file too deep for Python's parser is refused with the reason, not an error."""
+    from minitf.grading.submission import check_source
+
+    deep = "def helper(a):\n    return " + "+".join(["a"] * 1000) + "\n"
+    assert copied_functions(ast.parse(deep), ["minitf.decoding.processors.top_k_filter"]) == []
+    deeper = ("def helper(a):\n    return " + "+".join(["a"] * 20000) + "\n").encode()
+    assert "nested too deeply" in check_source(deeper, "hw02.py")

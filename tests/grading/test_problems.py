@@ -76,9 +76,11 @@ def test_a_secret_failure_shows_no_number_no_value_and_not_the_students_own_text
     assert redact("W_k and 1e-11, -3, 0.5 and x2") == "W_k and #, #, # and x2"
     assert redact("subtract each row's maximum, not x's mean: got 'abc' at 3") == (
         "subtract each row's maximum, not x's mean: got '...' at #")  # an apostrophe is not a quote
-    # the process's exit code says nothing of the problem, and "exit code #" reads as a bug: it stays
-    assert redact("your code ended the Python process (exit code 120: could not flush) at 3") == (
-        "your code ended the Python process (exit code 120: could not flush) at #")
+    # the student chooses an exit code (os._exit(D)) and a returned object's type name: neither is shown
+    assert redact("your code ended the Python process (exit code 15: the code called sys.exit)") == (
+        "your code ended the Python process (exit code #: the code called sys.exit)")
+    returned = secret_message("your split_heads returned a submission.k15_4 (only numbers, strings, arrays ...)")
+    assert "k15" not in returned and "your split_heads returned an object that is not data" in returned, returned
 
 
 def _failing_and_printing(tmp_path):

@@ -200,8 +200,10 @@ def test_a_guard_attack_is_real(hostile_file):
 def test_a_lookup_table_is_real(hostile_file):
     """On the public problems alone (no instructor folder: what a student runs), the table is right
     everywhere; the secret problems are what take its marks away.  (It fails after a public test
-    changes its problems: regenerate with ``make_red_team.py``.)"""
-    result = grade("hw08", hostile_file("hw08_public_answers_only"), isolation="process")
+    changes its problems: regenerate with ``make_red_team.py``.)  Homework 5's, whose public inputs are
+    drawn, not computed: a table keyed by the bytes of a model's outputs (hw08's) holds only on the BLAS
+    kernel that made it (OPENBLAS_CORETYPE), and is wrong on another however right it was."""
+    result = grade("hw05", hostile_file("hw05_public_answers_only"), isolation="process")
     graded = [t for t in result.tasks if t.graded]
     assert all(t.score == t.max_score for t in graded), [(t.label, t.score, t.message[:120]) for t in graded]
 

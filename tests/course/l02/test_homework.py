@@ -87,7 +87,8 @@ def test_a_correct_solution_written_differently_gets_full_marks(submission_file)
 
 def test_the_loop_finder_counts_loops_written_as_calls_but_not_a_ufunc_reduce():
     """map, filter, functools.reduce, np.vectorize, np.frompyfunc, np.apply_along_axis run Python
-    once per element: loops.  np.add.reduce (a ufunc's reduce) and the file's own functions are not."""
+    once per element: loops.  np.add.reduce (a ufunc's reduce) and the file's own functions are not,
+    nor is going over a shape or a literal tuple (``map(int, x.shape)``, ``for a in (Q, K, V)``)."""
     from minitf.course.l02_attention.homework.tests.common import python_loops
 
     source = (
@@ -101,8 +102,12 @@ def test_the_loop_finder_counts_loops_written_as_calls_but_not_a_ufunc_reduce():
         "def f5(x):\n    return np.frompyfunc(abs, 1, 1)(x)\n"
         "def f6(x):\n    return np.apply_along_axis(np.sum, -1, x)\n"
         "def f7(x):\n    return f1(x)\n"
+        "def fixed(Q, K, V):\n    B, T, D = map(int, Q.shape)\n    Q, K, V = (np.asarray(a) for a in (Q, K, V))\n"
+        "    assert all(a.ndim == 4 for a in [Q, K, V]) and [d for d in Q.shape[:-1]]\n"
+        "    for name in ('Q', 'K'):\n        pass\n    return Q\n"
     )
     assert python_loops(source, ["ok"]) == []
+    assert python_loops(source, ["fixed"]) == []  # over a shape or a literal tuple: no loop over the data
     for name in ("f1", "f2", "f3", "f4", "f5", "f6", "f7"):
         assert len(python_loops(source, [name])) == 1, name
     assert "called from f7" in python_loops(source, ["f7"])[0]

@@ -46,6 +46,8 @@ Rules
   float32 inputs float32 outputs.  The backward functions are checked in float64 to about
   1e-11: write the backward out, finite differences are not precise enough.
 * Vectorise over the batch (one loop over time is fine: that loop is the recurrence).
+* The inputs are not always small: gates can saturate and attention scores run into the
+  thousands.  Write the sigmoid and the softmax so that they cannot overflow.
 
 Shapes: B batch, S source length, T number of steps (target length), D a cell's input
 width, Dr its hidden width, De an encoder state's width, E the embedding width, A additive

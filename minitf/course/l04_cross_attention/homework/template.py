@@ -56,6 +56,8 @@ Rules
 * Float comparisons use stated tolerances; float64 inputs must give float64 outputs,
   float32 inputs float32 outputs.  Task 4.3 is checked in float64 to about 1e-10:
   write the backward out, finite differences are not precise enough.
+* The scores are not always small (some problems have them in the thousands), and padding
+  may sit anywhere in a source: write the softmax so that it cannot overflow.
 
 Shapes: B batch, S source length, T target length, D d_model, H heads, Dh = D / H.
 """

@@ -56,7 +56,8 @@ Rules
   ``activation_bytes``, ``minitf.course.l06_encoder_decoder``...) gets no credit.
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify ``config`` in place.
-* Return Python ints (or NumPy integers): counts are compared exactly.
+* Return Python ints: counts are compared exactly, and a large model's FLOP count passes the
+  range of NumPy's int64 (NumPy integers are accepted where a count fits in it).
 
 Letters (as in the lesson): B batch, S source length, T target length (the decoder's
 positions), D d_model, H heads, Dh = D / H, F d_ff, V_src and V_tgt the vocabularies,

@@ -26,6 +26,8 @@ Rules
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify the arrays you are given; return new ones.
 * Vectorise: no Python loop over the batch, the beams or the positions is needed.
+* Logits are not always small (some problems have them in the hundreds or thousands): write
+  any softmax so that it cannot overflow.
 * float64 inputs must give float64 outputs, float32 inputs float32 outputs.  The backward
   tasks (9.3 (b), 9.4) are compared with minitf's backward in float64 at a tolerance that
   numerical (finite-difference) gradients cannot reach: write the derivative.

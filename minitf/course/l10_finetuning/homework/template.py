@@ -42,6 +42,8 @@ Rules
 * Do not import ``minitf.grading`` (the grader).
 * Do not modify your inputs in place.
 * Floats are compared to rtol 1e-9 (the model is float64); token ids exactly.
+* The model may be very confident (logits in the thousands): compute log-probabilities so
+  that neither exp overflows nor a probability that rounds to 0 sends the loss to infinity.
 
 Shapes: B pairs, S source length, T target length, V vocabulary, T' generated length.
 """

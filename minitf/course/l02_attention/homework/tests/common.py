@@ -71,9 +71,31 @@ LOOP_CALLS = {"map": "a call of map", "filter": "a call of filter", "starmap": "
 FUNCTOOLS_REDUCE = "functools.reduce (a Python loop in disguise)"
 
 
+def _fixed_size(iterable) -> bool:
+    """An iterable whose length the code fixes, not the data: a literal tuple, list or set (``for a in
+    (Q, K, V)``), or an array's shape or strides, sliced or not (``map(int, x.shape)``).  Going over one
+    is no loop over the batch, the heads or the positions."""
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        return True
+    if isinstance(iterable, ast.Subscript):
+        iterable = iterable.value
+    return isinstance(iterable, ast.Attribute) and iterable.attr in ("shape", "strides")
+
+
+def _loop(node) -> str | None:
+    """What kind of loop ``node`` is, if it is a loop statement or a comprehension over data."""
+    kind = LOOPS.get(type(node))
+    if kind is None or isinstance(node, ast.While):
+        return kind
+    iterables = [node.iter] if isinstance(node, (ast.For, ast.AsyncFor)) else [g.iter for g in node.generators]
+    return None if all(_fixed_size(it) for it in iterables) else kind
+
+
 def _loop_call(node: ast.Call, own: set) -> str | None:
     """What kind of loop the call ``node`` is, if it is one; None for an ordinary call (the file's own
-    functions, ``own``, are visited instead)."""
+    functions, ``own``, are visited instead) and for a map or filter over a fixed-size iterable."""
+    if len(node.args) >= 2 and all(_fixed_size(a) for a in node.args[1:]):
+        return None  # map(int, x.shape): over a shape, not over the data
     f = node.func
     if isinstance(f, ast.Name):
         if f.id in own:
@@ -92,7 +114,8 @@ def python_loops(source: str, names) -> list[str]:
     """Every loop or comprehension in the top-level functions ``names`` of ``source``, and
     in the file's own functions they call (by name): ``["line 12 (a for loop in split_heads)"]``.
     A call that loops in Python (map, functools.reduce, np.vectorize, np.apply_along_axis...,
-    :data:`LOOP_CALLS`) counts as a loop; a ufunc's own ``np.add.reduce`` does not."""
+    :data:`LOOP_CALLS`) counts as a loop; a ufunc's own ``np.add.reduce`` does not, nor does going
+    over a fixed-size iterable (:func:`_fixed_size`: a literal tuple, an array's shape)."""
     functions = {n.name: n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)}
     found: list[str] = []
     seen: set[str] = set()
@@ -102,7 +125,7 @@ def python_loops(source: str, names) -> list[str]:
             return
         seen.add(name)
         for node in ast.walk(functions[name]):
-            kind = LOOPS.get(type(node)) or (_loop_call(node, set(functions)) if isinstance(node, ast.Call) else None)
+            kind = _loop(node) or (_loop_call(node, set(functions)) if isinstance(node, ast.Call) else None)
             if kind:
                 found.append(f"line {node.lineno} ({kind} in {name}{via})")
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

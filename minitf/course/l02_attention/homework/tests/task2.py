@@ -77,10 +77,14 @@ def check_attention(attention_forward, Q: np.ndarray, K: np.ndarray, V: np.ndarr
     if not (np.isfinite(A).all() and np.isfinite(out).all()):
         scores = sent[0][1].astype(np.float64) @ sent[1][1].astype(np.float64).swapaxes(-1, -2) / math.sqrt(Dh)
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(A) if not np.isfinite(A).all() else ~np.isfinite(out))[0])
-        fail(f"{'A' if not np.isfinite(A).all() else 'out'}{list(bad)} is not finite (the scores run up to "
-             f"{scores.max():.4g}, dtype {Q.dtype}): exp(scores) overflowed to inf (beyond 709 in float64, 88 in "
-             f"float32), and inf / inf is NaN. The softmax inside attention_forward must be the stable one: subtract "
-             f"the maximum of each row before exp (softmax(s - max s) = softmax(s)), so that every exponent is <= 0")
+        where = f"{'A' if not np.isfinite(A).all() else 'out'}{list(bad)} is not finite"
+        if scores.max() > np.log(np.finfo(Q.dtype).max):  # 709 in float64, 88 in float32
+            fail(f"{where} (the scores run up to {scores.max():.4g}, dtype {Q.dtype}): exp(scores) overflowed to inf "
+                 f"(beyond 709 in float64, 88 in float32), and inf / inf is NaN. The softmax inside attention_forward "
+                 f"must be the stable one: subtract the maximum of each row before exp (softmax(s - max s) = "
+                 f"softmax(s)), so that every exponent is <= 0")
+        fail(f"{where}, with scores no larger than {scores.max():.4g}: a NaN or inf came from the computation itself "
+             f"(a division by zero?)")
     if not close(A, cache.A, **tol):
         for mistake, candidate in weights_candidates(*(x[1].astype(np.float64) for x in (sent[0], sent[1]))).items():
             if close(A, candidate, **tol) and not close(candidate, cache.A, **tol):

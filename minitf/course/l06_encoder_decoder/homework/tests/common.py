@@ -177,8 +177,8 @@ def minitf_forward_flops(problem: Problem) -> dict:
 
 # ---- what comes back ----------------------------------------------------------------------------------
 def as_count(name: str, value) -> int:
-    """An exact count: a Python or NumPy integer, as the template asks ("Return Python ints (or
-    NumPy integers)").  A float is refused even when it holds a whole number: it is the mark
+    """An exact count: a Python int, or a NumPy integer where the count fits in it, as the template
+    asks.  A float is refused even when it holds a whole number: it is the mark
     of a true division (``D / H``) or a float factor, exact only while the numbers are small."""
     if isinstance(value, (bool, np.bool_)):
         fail(f"{name}: expected an integer count, received the boolean {value}")
