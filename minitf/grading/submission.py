@@ -12,11 +12,13 @@ task.  (At run time there is nothing to call: the student's process holds no min
 its task allows, :mod:`minitf.grading.remote`.)
 
 The installed minitf is readable, so its code can also be pasted in: a function of the file that
-is one of the task's forbidden functions copied (the same syntax tree -- the same statements, names
-and constants -- once docstrings and type hints are set aside, :func:`copied_functions`) counts as
-using it.  Only functions of some size are compared (``COPY_MIN_NODES``), so that a short formula
-written the way minitf writes it is never mistaken for a copy; a copy whose names were changed is
-not caught here (that is a question for a similarity tool and the lecturer).
+is one of the task's forbidden functions copied (the same syntax tree -- the same statements and
+constants -- once names, docstrings, type hints and statements that do nothing are set aside,
+:func:`copied_functions`) counts as using it.  Only functions of some size are compared
+(``COPY_MIN_NODES``), so that a short formula written the way minitf writes it is never mistaken
+for a copy.  It is a deterrent, not a proof: a copy with one statement changed or moved is not
+caught here (that is a question for a similarity tool and the lecturer), nor is code run from a
+string (``exec``), which no static scan reads.
 """
 from __future__ import annotations
 
@@ -211,18 +213,38 @@ COPY_MIN_NODES = 120  # syntax-tree nodes a function needs before a match counts
 # below it -- four lines that a student who read minitf writes the same way (the course's own reference does)
 
 
+def _no_op(statement: ast.stmt, read: set) -> bool:
+    """A statement that does nothing: ``pass``, a bare constant (a docstring, a string left as a
+    comment), or an assignment of a constant to a name never read."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+        return True
+    return (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+            and all(isinstance(t, ast.Name) and t.id not in read for t in statement.targets))
+
+
 def _fingerprint(node: ast.AST) -> tuple[str, int]:
-    """A function's syntax tree without its name, docstrings and type hints (``ast.dump``), and its size."""
+    """A function's syntax tree with its names made anonymous -- its own, its arguments', its locals'
+    and the globals it reads become n0, n1, ... in order of appearance -- and without its docstrings,
+    type hints and statements that do nothing (:func:`_no_op`): ``(ast.dump, size)``.  Attribute
+    names (``np.partition``) and constants stay: they are what the code does."""
     node = ast.parse(ast.unparse(node)).body[0]  # a fresh copy: the caller's tree is not changed
-    node.name, node.decorator_list, node.returns = "_", [], None
+    node.decorator_list, node.returns = [], None
+    read = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     for sub in ast.walk(node):
         if isinstance(sub, ast.arg):
             sub.annotation = None
-        body = getattr(sub, "body", None)
-        if (isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            sub.body = body[1:] or [ast.Pass()]
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(sub, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                kept = [b for b in block if not _no_op(b, read)]
+                setattr(sub, field, kept or ([ast.Pass()] if field == "body" else []))
+    names: dict[str, str] = {}
+    for sub in ast.walk(node):
+        for attr in ("id", "arg", "name"):
+            if isinstance(getattr(sub, attr, None), str) and not isinstance(sub, (ast.alias, ast.keyword)):
+                setattr(sub, attr, names.setdefault(getattr(sub, attr), f"n{len(names)}"))
     return ast.dump(node), sum(1 for _ in ast.walk(node))
 
 

@@ -39,7 +39,7 @@ def test_shortcut_through_minitf_scores_zero(hostile_file, name, task):
 
 def test_the_copy_check_finds_minitf_code_pasted_in_and_nothing_written_for_the_course():
     """Every forbidden minitf function large enough to compare, pasted in (docstring reworded,
-    type hints dropped), is found; no reference, honest mistake or other hostile file is taken for
+    type hints dropped, names changed, statements that do nothing added), is found; no reference, honest mistake or other hostile file is taken for
     a copy (the natural solution of a short formula can coincide with minitf's: COPY_MIN_NODES)."""
     compared = 0
     for hw in (get_homework(n) for n in sorted(homeworks())):
@@ -52,6 +52,11 @@ def test_the_copy_check_finds_minitf_code_pasted_in_and_nothing_written_for_the_
                        .replace(": np.ndarray", "").replace(": int", "").replace(" -> np.ndarray", ""))
     assert copied_functions(pasted, ["minitf.decoding.processors.top_k_filter"]) == [
         (1, "top_k_filter", "minitf.decoding.processors.top_k_filter")]
+    # names changed and statements that do nothing added: the same code
+    disguised = ast.parse(source.replace("kth", "thresh").replace("logits", "z").replace("top_k_filter", "mine").replace(
+        "    V = z.shape[-1]\n", "    V = z.shape[-1]\n    _unused = None\n    pass\n    'a note'\n"))
+    assert copied_functions(disguised, ["minitf.decoding.processors.top_k_filter"]) == [
+        (1, "mine", "minitf.decoding.processors.top_k_filter")]
     assert _fingerprint(pasted.body[0])[1] >= COPY_MIN_NODES
     flagged = []
     for name in sorted(glob.glob(str(tools.REPO / "tests/instructor/hw*/reference.py"))
