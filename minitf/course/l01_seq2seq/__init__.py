@@ -1,7 +1,7 @@
 """Lesson 1 -- The sequence-to-sequence problem (the RNN encoder-decoder).
 
 Its notebook is ``lessons/01-the-sequence-to-sequence-problem.ipynb``; everything else of the
-lesson is in this folder: ``experiments.py`` (the sections' measurements), ``sweep.py`` (the
+lesson is in this folder: ``experiments.py`` (the sections' measurements; section 4's in ``generation.py``), ``sweep.py`` (the
 stored sweep's task, models and runs; ``python -m minitf.course.l01_seq2seq --measure``
 measures it again), ``figures.py`` (its figures), ``formulas.py`` (its formulas, for Appendix
 A), ``results/`` (its stored results) and ``homework/`` (its assignment). The notebook reads

@@ -18,7 +18,8 @@ figure                       what it is drawn from
 ``l05_positions``            the sinusoidal table, the dot products of its rows, and the
                              accuracy by target position of the two position runs
                              (:func:`~minitf.course.l05_block.position_runs`) on strings longer
-                             than any in training
+                             than any in training, stored by
+                             :mod:`~minitf.course.l05_block.short_runs`
 ===========================  ==================================================================
 
 This module imports matplotlib only inside the functions that draw.
@@ -28,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .experiments import (ARRANGEMENTS, DEPTH, HIGH_LR, STACKS, TEST_MAX_LEN, TRAIN_MAX_LEN, WARMUP,
-                          accuracy_by_position, depth_profiles, init_gradient_norms, position_runs,
-                          unigram_loss)
+                          depth_profiles, init_gradient_norms, unigram_loss)
+from .short_runs import stored_position_accuracy
 from .warmup_curves import stored_curves
 from ...layers.positional import sinusoidal_table
 from ..kit.figures.draw import box_fill
@@ -308,14 +309,15 @@ def positions(seed: int = 0):
     Middle: P[t] . P[s] for every pair of positions: it depends on t - s only.  Right: the
     teacher-forced accuracy on the letters, by target position, of the two ``copy`` runs
     (trained on 1 to 8 letters, tested on 1 to 16) with sinusoidal and with learned
-    positions (:func:`~minitf.course.l05_block.accuracy_by_position`); positions from 8 on
-    never held a letter in training."""
+    positions (:func:`~minitf.course.l05_block.accuracy_by_position`), read from the stored runs
+    (:func:`~minitf.course.l05_block.short_runs.stored_position_accuracy`, checked against live
+    runs by ``tests/course/l05``); positions from 8 on never held a letter in training."""
     from matplotlib.ticker import MaxNLocator
 
     from ..kit.figures.draw import new_figure, slide_axes
 
     enc, tf, ink = KEY["encoder"], KEY["teacher_forced"], NEUTRAL["ink"]
-    runs = position_runs(seed)
+    stored = stored_position_accuracy(seed)  # {kind: PositionAccuracy}
     P = sinusoidal_table(48, 32)  # (max_len, D)
     fig = new_figure(W_SLIDE, 6.0)
     fig.text(0.005, 0.99, "Positions: a fixed table, distances in its dot products, lengths past training",
@@ -345,7 +347,7 @@ def positions(seed: int = 0):
     ax = fig.add_axes((0.66, 0.13, 0.335, 0.68))
     chance = None
     for kind, filled in (("sinusoidal", True), ("learned", False)):
-        acc = accuracy_by_position(runs[kind].model, seed=seed)
+        acc = stored[kind]
         chance = acc.chance
         t = np.arange(len(acc.accuracy))
         ax.plot(t, acc.accuracy, label=kind, **tf.line(
