@@ -310,7 +310,11 @@ def format_data_parallel_profile(r: dict) -> str:
                       ("combine: sum_k (n_k/n) g_k", "combine"), ("update: AdamW, each thread its group", "update")):
         lines.append(f"  {name:48s} {p[key]['ms']:8.2f} {p[key]['cores_busy']:11.2f} {p[key]['idle_core_ms']:13.2f}")
     rest = r["phase_ms"][DP_PHASES[3]]
-    lines.append(f"  {'the rest (splitting, dispatch, Python between)':48s} {rest:8.2f}")
+    if rest >= 0:
+        lines.append(f"  {'the rest (splitting, dispatch, Python between)':48s} {rest:8.2f}")
+    else:  # each part is the median of its own calls: their sum can pass the whole step's median
+        lines.append(f"  {'the rest (splitting, dispatch, Python between)':48s} {'< noise':>8s}  (the parts, each "
+                     f"timed on its own, add up to {-rest:.2f} ms more than the whole step)")
     lines.append(f"  the shards at once take {r['shard_contention']:.2f}x one shard alone (1.00: no contention for "
                  "the interpreter lock or memory)")
     lines.append(f"  one shard's forward and backward by kind (cProfile, one thread; ms per shard):")
