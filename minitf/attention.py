@@ -87,8 +87,10 @@ def _check_attention_args(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask) -> 
 
 def masked_softmax(scores: np.ndarray, mask=None) -> np.ndarray:
     """scores (..., S) -> A = softmax(scores) over the keys (..., S); a query whose every key
-    is masked gets all-zero weights, hence a zero output and a zero gradient, instead of a
-    meaningless uniform average.  ``mask`` (broadcastable to scores) is already in them."""
+    is masked gets all-zero weights, hence a zero output and a zero gradient, instead of what
+    the softmax alone would give it: the additive mask shifts every score of that row by about
+    the same amount, which the softmax ignores, so the row would weigh the very keys it must not
+    see.  ``mask`` (broadcastable to scores) is already in them."""
     A = softmax(scores)  # (..., S)
     if mask is not None:
         row_alive = mask.max(axis=-1, keepdims=True) > MASK_VALUE / 2  # (..., 1) any key allowed?
@@ -106,7 +108,9 @@ def scaled_dot_product_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, ma
     :mod:`minitf.masks`).
 
     A query whose every key is masked gets all-zero weights, hence a zero output and a
-    zero gradient, instead of a meaningless uniform average.
+    zero gradient, instead of the weights the softmax alone would give it, which mean
+    nothing: uniform in float32 (a score plus MASK_VALUE rounds to MASK_VALUE) and, in
+    float64, in effect the unmasked softmax of the scores.
 
     ``weights``: None (the softmax), or another map from scores to weights (module
     docstring: the pointer-generator's coverage).

@@ -4,9 +4,9 @@ where it is blocked.  They are added to the scores before the softmax.
 ``MASK_VALUE`` is a large finite negative number, not ``-inf``: two masks can be
 added together (``causal_mask(T) + key_padding_mask(ids, pad_id)``, broadcast to
 (B, 1, T, S)) without ``-inf - -inf = nan``, and a row whose
-every key is blocked stays finite.  Such a fully-masked row (a query at a padded
-position, say) is normal input; attention turns it into a zero output with a zero
-gradient (see ``attention.py``).
+every key is blocked stays finite.  Such a fully-masked row (a query at the front of a
+left-padded row, say, which sees only padding) is normal input; attention turns it into a
+zero output with a zero gradient (see ``attention.py``).
 
 Shapes broadcast against the scores (B, H, T, S):
   * causal mask        (T, S)          future keys blocked (a decoding step's: causal_step_mask)

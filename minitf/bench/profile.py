@@ -317,7 +317,7 @@ def format_data_parallel_profile(r: dict) -> str:
                      f"timed on its own, add up to {-rest:.2f} ms more than the whole step)")
     lines.append(f"  the shards at once take {r['shard_contention']:.2f}x one shard alone (1.00: no contention for "
                  "the interpreter lock or memory)")
-    lines.append(f"  one shard's forward and backward by kind (cProfile, one thread; ms per shard):")
+    lines.append("  one shard's forward and backward by kind (cProfile, one thread; ms per shard):")
     shard = r["shard_profile_ms"]
     for k in ORDER:
         lines.append(f"    {k:40s} {shard[k]:8.2f}")

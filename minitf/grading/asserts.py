@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from .wire import is_namedtuple
+
 
 def fail(message: str):
     """Fail the current test with ``message`` alone (no traceback of the test's code)."""
@@ -121,6 +123,18 @@ def expect_equal_ids(name: str, received, expected, hint: str = "") -> None:
          f"received {received[row].tolist()}" + (f". {hint}" if hint else ""))
 
 
+def softmax_overflow(situation: str, of: str = "z", *, maximum: str = "each row's maximum", also: str = "") -> str:
+    """The message for a softmax (or log-softmax) that is not finite at large inputs, the mistake
+    of ``np.exp`` without the maximum subtracted, in the words every homework uses.
+
+    ``situation`` says what is not finite and how large ``of`` (the name of the softmax's input:
+    ``"scores"``, ``"logits"``) was; ``maximum`` is what to subtract (``"each row's maximum of
+    e + mask"``); ``also`` is a last sentence on what else this softmax must get right."""
+    return (f"{situation}: np.exp({of}) overflowed to inf (beyond {of} = 709 in float64, 88 in float32), and inf / inf "
+            f"is nan. Subtract {maximum} before np.exp: softmax({of} - max {of}) = softmax({of}), so that every "
+            f"exponent is <= 0 and np.exp never exceeds 1" + (f". {also}" if also else ""))
+
+
 def returned_arg(fn, index: int):
     """The ``index``-th positional argument of the last call to the student's function ``fn``,
     as the call left it (None if it did not come back): what a test compares with the value
@@ -173,18 +187,55 @@ def _copy(value):
     return value
 
 
+def _kind(value):
+    """What ``value`` is, as it crosses between the processes: its type, except that a NamedTuple
+    is its name and fields (the student's process rebuilds one as a plain namedtuple of the same
+    name and fields, a class of its own)."""
+    if is_namedtuple(value):
+        return ("namedtuple", type(value).__name__, tuple(type(value)._fields))
+    return type(value)
+
+
 def _same(a, b) -> bool:
-    """``a`` and ``b`` hold the same data (arrays by shape, dtype and entries)."""
+    """``a`` and ``b`` hold the same data of the same kinds: arrays by shape, dtype and entries;
+    everything else by type and ``==`` -- equality alone would let ``np.dtype("float32")`` come
+    back as ``"float32"``, or ``1`` as ``1.0`` or ``True``; a list stays a list, a tuple a tuple,
+    a NamedTuple the same NamedTuple."""
     if isinstance(a, np.ndarray):
         return same_array(a, b)
+    if _kind(a) != _kind(b):
+        return False
     if isinstance(a, dict):
-        return isinstance(b, dict) and set(a) == set(b) and all(_same(v, b[k]) for k, v in a.items())
+        return set(a) == set(b) and all(_same(v, b[k]) for k, v in a.items())
     if isinstance(a, (list, tuple)):
-        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (float, np.floating)) and np.isnan(a):
+        return bool(np.isnan(b))  # NaN is not == NaN, but it came back as it was sent
     try:
         return bool(a == b)
     except Exception:
         return False
+
+
+def _change(path: str, a, b) -> str:
+    """What a call changed in an argument (``a`` as sent, ``b`` as it came back, not
+    :func:`_same`): the first value that came back of another type though equal, or ""."""
+    if isinstance(a, dict) and isinstance(b, dict) and set(a) == set(b):
+        parts = [(f"{path}[{k!r}]", v, b[k]) for k, v in a.items()]
+    elif isinstance(a, (list, tuple)) and _kind(a) == _kind(b) and len(a) == len(b):
+        parts = [(f"{path}[{i}]", x, y) for i, (x, y) in enumerate(zip(a, b))]
+    else:
+        parts = None
+    if parts is not None:
+        return next((d for where, x, y in parts if not _same(x, y) and (d := _change(where, x, y))), "")
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or _kind(a) == _kind(b):
+        return ""
+    try:
+        equal = bool(a == b)
+    except Exception:
+        return ""
+    return (f"{path} was the {type(a).__name__} {a!r}"[:120] + f", it came back as the {type(b).__name__} {b!r}"[:120]
+            + " (equal, but not the same value)") if equal else ""
 
 
 READ_ONLY = "the caller still needs them"
@@ -219,9 +270,11 @@ def call(fn, *args, names=(), why: str = READ_ONLY, returns: int | None = None, 
     for i, (name, sent) in enumerate(zip(names, before)):
         if name is None or not isinstance(sent, (np.ndarray, dict, list, tuple)):
             continue
-        if not _same(sent, returned_arg(fn, i)):
-            fail(f"{fn.__name__} changed its argument {name} in place: inputs are read-only ({why}); compute new "
-                 f"values instead of writing into it")
+        back = returned_arg(fn, i)
+        if not _same(sent, back):
+            change = _change(name, sent, back)
+            fail(f"{fn.__name__} changed its argument {name} in place: " + (f"{change}; " if change else "")
+                 + f"inputs are read-only ({why}); compute new values instead of writing into it")
     if returns is not None and (not isinstance(out, (tuple, list)) or len(out) != returns):
         fail(f"{fn.__name__}: expected a tuple of {returns} results, received {type(out).__name__}"
              + (f" of length {len(out)}" if isinstance(out, (tuple, list)) else ""))

@@ -126,7 +126,8 @@ def new_secret(path) -> Path:
 
 
 # ---- what a student reads of a secret problem ------------------------------------------------------------------
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
+# a number: 3, -0.5, 1e-11, and a count written with thousands separators (f"{n:,}": 1,234,567 and 1,234.5) as one
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?(?!\d)|\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?![\w])")
 _QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"")  # an apostrophe (row's, x's) opens no quote
 _RAISED = re.compile(r"^your code raised (\w+)")
 _RETURNED = re.compile(r"^your (\w+) returned an? \S+ \(only")

@@ -45,7 +45,7 @@ def test_bench_json_is_one_line_with_the_documented_keys(capsys):
 
 
 def test_train_bench_times_the_data_parallel_step_beside_the_single_worker_one():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from minitf.bench.blas import numpy_blas
 
     threads_before = numpy_blas()["threads"]

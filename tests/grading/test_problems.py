@@ -74,6 +74,9 @@ def test_a_secret_failure_shows_no_number_no_value_and_not_the_students_own_text
     raised = secret_message("your code raised ValueError: labels are abcdefg (line 12, in shift_right: x = y)")
     assert "abcdefg" not in raised and "ValueError" in raised and "(line 12, in shift_right: x = y)" in raised
     assert redact("W_k and 1e-11, -3, 0.5 and x2") == "W_k and #, #, # and x2"
+    # a count written with thousands separators (f"{n:,}") is one number, a list's entries are several
+    assert redact("expected 1,234,567, received 1,234.5, off by +1,000; row [1, 234]") == (
+        "expected #, received #, off by #; row [#, #]")
     assert redact("subtract each row's maximum, not x's mean: got 'abc' at 3") == (
         "subtract each row's maximum, not x's mean: got '...' at #")  # an apostrophe is not a quote
     # the student chooses an exit code (os._exit(D)) and a returned object's type name: neither is shown

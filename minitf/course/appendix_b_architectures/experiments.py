@@ -450,7 +450,8 @@ def comparison_table(seeds: int = QUALITY_SEEDS, step_seconds: dict | None = Non
         row["quality_per_seed"] = [r.final[key] for r in mine]
         row["quality"] = float(np.mean(row["quality_per_seed"]))
         if name in GENERATORS:
-            row["token_accuracy"] = float(np.mean([r.final["free_running_token_accuracy"] for r in mine]))
+            row["token_accuracy_per_seed"] = [r.final["free_running_token_accuracy"] for r in mine]
+            row["token_accuracy"] = float(np.mean(row["token_accuracy_per_seed"]))
         rows.append(row)
     return rows
 

@@ -44,7 +44,7 @@ def _arrow(ax, start, end, meaning=None):
     ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=18, linewidth=2.2, **style))
 
 
-def _tokens(ax, y, x0, tokens, width=0.9):
+def _tokens(ax, y, x0, tokens, width=1.05):
     """A row of token cells from x0: ``tokens`` is a list of (text, meaning or None)."""
     from matplotlib.patches import FancyBboxPatch
 
@@ -70,15 +70,15 @@ def _footer(ax, text):
 
 
 SRC = [("g", None), ("d", None), ("a", None)]
-TGT_IN = [("<s>", None), ("a", "ground_truth"), ("d", "ground_truth")]
+TGT_IN = [("<bos>", None), ("a", "ground_truth"), ("d", "ground_truth")]
 UP = (Y_TOK + 0.65, Y_BOX - BOX_H / 2 - 0.1)  # the arrow from a token row up to a stack
 TO_LOSS = (Y_BOX + BOX_H / 2 + 0.1, Y_LOSS - LOSS_H / 2 - 0.1)  # from a stack up to the loss
 
 
 def _two_stacks(ax, enc_lines, dec_lines, over, under=None):
     """The encoder-decoder shape (transformer or RNN): two stacks, attention between them."""
-    _tokens(ax, Y_TOK, 0.6, SRC)
-    _tokens(ax, Y_TOK, 5.7, TGT_IN)
+    _tokens(ax, Y_TOK, 0.55, SRC)
+    _tokens(ax, Y_TOK, 5.6, TGT_IN)
     _box(ax, 1.5, Y_BOX, 2.7, BOX_H, "encoder", enc_lines)
     _box(ax, 6.6, Y_BOX, 3.0, BOX_H, "decoder", dec_lines)
     _arrow(ax, (1.5, UP[0]), (1.5, UP[1]))
@@ -99,29 +99,32 @@ def _encoder_decoder(ax):
 
 def _decoder_only(ax):
     _panel(ax, "decoder-only")
-    end = _tokens(ax, Y_TOK, 0.5, SRC + TGT_IN)
-    _box(ax, 2.75, Y_BOX, 4.8, BOX_H, "decoder", ["decoder", "causal over x <s> y"])
+    end = _tokens(ax, Y_TOK, 0.55, SRC + TGT_IN)
+    _box(ax, 2.75, Y_BOX, 4.8, BOX_H, "decoder", ["decoder", "causal over x <bos> y"])
     _arrow(ax, (2.75, UP[0]), (2.75, UP[1]))
-    ax.text(end + 0.55, Y_TOK, "one\nsequence", ha="left", va="center", fontsize=PT, color=NEUTRAL["ink"])
+    ax.text(end + 0.7, Y_TOK, "one\nsequence", ha="left", va="center", fontsize=PT, color=NEUTRAL["ink"])
     _box(ax, 7.3, Y_LOSS, 4.6, LOSS_H, "loss", ["loss on the y part only"], bold_first=False)
     _arrow(ax, (4.0, TO_LOSS[0]), (6.3, TO_LOSS[1]))
-    _footer(ax, "generates: K, V of x <s> y grow per token")
+    _footer(ax, "generates: K, V of x once; then grow per token")
 
 
 def _encoder_only(ax):
     _panel(ax, "encoder-only")
-    _tokens(ax, Y_TOK, 1.2, [("g", None), ("<mask>", "masked"), ("a", None)], width=1.45)
+    _tokens(ax, Y_TOK, 1.0, [("g", None), ("<mask>", "masked"), ("a", None)], width=1.65)
     _box(ax, 2.65, Y_BOX, 3.6, BOX_H, "encoder", ["encoder", "sees both sides"])
     _arrow(ax, (2.65, UP[0]), (2.65, UP[1]))
-    _box(ax, 7.1, Y_LOSS, 4.6, LOSS_H, "loss", ["loss at the <mask> only"], bold_first=False)
-    _arrow(ax, (3.8, TO_LOSS[0]), (6.1, TO_LOSS[1]))
+    # two lines: the loss scores every chosen position, the ones BERT's rule replaces by a random
+    # token or keeps as they were included (Appendix B, section 5's ceiling rests on it)
+    _box(ax, 7.1, Y_LOSS, 4.6, LOSS_H + 0.6, "loss", ["loss at the chosen 15 % only:", "<mask>, random or kept"],
+         bold_first=False)
+    _arrow(ax, (3.8, TO_LOSS[0]), (6.1, TO_LOSS[1] - 0.3))
     _footer(ax, "cannot generate: fills blanks in one pass")
 
 
 def _rnn(ax):
     _panel(ax, "RNN encoder-decoder")
     _two_stacks(ax, ["LSTM", "left to right"], ["LSTM", "one step per y"], "attention", "+ h, c at t=0")
-    _footer(ax, "generates: H_enc once + a fixed h, c")
+    _footer(ax, "generates: H_enc once; h, c overwritten per step")
 
 
 @register("ab_data_flows", lesson=None,

@@ -73,7 +73,9 @@ n &= \tanh\!\left(x_t W_{in} + b_{in} + r \odot (h_{t-1} W_{hn} + b_{hn})\right)
 h_t &= (1 - z) \odot n + z \odot h_{t-1}
 \end{aligned}""",
          computes="minitf.rnn.cells.GRUCell.forward",
-         note="Reset gate r, update gate z, candidate n; W_ih = [W_ir, W_iz, W_in] and W_hh = [W_hr, W_hz, "
+         note="No lesson uses the GRU: Lesson 1 §2 compares the tanh RNN with the LSTM, and the GRU is here "
+              "because minitf has it as a third cell (`RNNConfig(cell=\"gru\")`, `minitf train --model rnn --cell gru`). "
+              "Reset gate r, update gate z, candidate n; W_ih = [W_ir, W_iz, W_in] and W_hh = [W_hr, W_hz, "
               "W_hn] side by side. The reset gate multiplies h_{t-1} W_hn + b_hn after the product, as in PyTorch.")
 def check_gru_cell(rng):
     Dr = 4
@@ -93,7 +95,8 @@ def check_gru_cell(rng):
          latex=r"""
 N_{\text{cell}} = k\,(D Dr + Dr^2 + 2Dr), \qquad k = 1 \text{ (RNN)},\ 4 \text{ (LSTM)},\ 3 \text{ (GRU)}""",
          computes="minitf.module.Module.num_parameters",
-         note="W_ih (D × kDr), W_hh (Dr × kDr) and two biases of kDr: k gates, each a tanh RNN's worth of weights.")
+         note="W_ih (D × kDr), W_hh (Dr × kDr) and two biases of kDr: k gates, each a tanh RNN's worth of weights. "
+              "Lesson 1 §2 counts the RNN and the LSTM; the GRU, which no lesson uses, is checked too (see above).")
 def check_cell_parameters(rng):
     D, Dr = 5, 7
     out = []

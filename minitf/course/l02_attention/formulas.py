@@ -103,10 +103,11 @@ def check_attention_backward(rng):
 \mathrm{head}_h &= \operatorname{Attention}\!\big(X_q W_q^{(h)} + b_q^{(h)},
 \ X_{kv} W_k^{(h)} + b_k^{(h)},\ X_{kv} W_v^{(h)} + b_v^{(h)}\big),
 \qquad W^{(h)} = W_{[:,\ h D_h\, :\, (h+1) D_h]} \\
-\operatorname{MHA}(X_q, X_{kv}) &= \big[\mathrm{head}_1, \dots, \mathrm{head}_H\big]\, W_o + b_o
+\operatorname{MultiHead}(X_q, X_{kv}) &= \big[\mathrm{head}_0, \dots, \mathrm{head}_{H-1}\big]\, W_o + b_o
 \end{aligned}""",
          computes="minitf.attention.MultiHeadAttention.forward",
-         note="Head h uses its own Dh = D/H columns of W_q, W_k, W_v; minitf computes all heads at once by "
+         note="Heads are numbered from 0, as in the code: head h = 0, …, H − 1 uses its own Dh = D/H columns "
+              "of W_q, W_k, W_v, columns hDh to (h + 1)Dh − 1 (the slice hDh : (h + 1)Dh); minitf computes all heads at once by "
               "reshaping (B, T, D) to (B, H, T, Dh), the formula here loops over heads.")
 def check_multi_head(rng):
     B, T, S, D, H = 2, 3, 4, 12, 3
@@ -124,4 +125,4 @@ def check_multi_head(rng):
         v = X_kv @ p["W_v"][:, cols] + p["b_v"][cols]
         heads.append(attention(q, k, v)[0])
     y = np.concatenate(heads, axis=-1) @ p["W_o"] + p["b_o"]
-    return [compare("MHA(X_q, X_kv)", y, mha.forward(X_q, X_kv)[0])]
+    return [compare("MultiHead(X_q, X_kv)", y, mha.forward(X_q, X_kv)[0])]

@@ -64,9 +64,14 @@ A_{t} = \mathbb{1}\big[\exists s : M_{ts} = 0\big]\
 \operatorname{softmax}\!\left(\frac{q_t K^\top}{\sqrt{D_h}} + M_{t}\right),
 \qquad O = A V""",
          computes="minitf.attention.scaled_dot_product_attention",
-         note="A blocked key gets exp(≈ −10⁹) = 0 weight exactly. A query with every key blocked (a padded "
-              "position) gets all-zero weights, hence a zero output and a zero gradient, never NaN and never "
-              "the meaningless uniform average the softmax alone would give.")
+         note="A blocked key gets exp(≈ −10⁹) = 0 weight exactly. A query with every key blocked gets "
+              "all-zero weights, hence a zero output and a zero gradient, never NaN. Such a query comes "
+              "with *left* padding: the first queries of a left-padded row see only padding (Lesson 3 §3; "
+              "minitf left-pads a decoder-only model's prompts when it generates). Right padding, minitf's "
+              "layout elsewhere, leaves every query at least its row's first token. The softmax alone "
+              "would give such a row weights that mean nothing: uniform in float32, where a score plus "
+              "−10⁹ rounds to −10⁹, and in float64, where the scores survive the addition, in effect the "
+              "unmasked softmax of the scores (Lesson 3 §2).")
 def check_masked_attention(rng):
     Q, K, V, M = _padded_example(rng)
     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]) + M

@@ -22,7 +22,7 @@ import numpy as np
 
 from .experiments import bart_noise_examples, corruption_example, step_cost
 from ...data.corpus import OBJECTIVES
-from ..kit.figures.key import KEY, NEUTRAL
+from ..kit.figures.key import KEY
 from ..kit.figures.registry import register
 
 PT = 14.0

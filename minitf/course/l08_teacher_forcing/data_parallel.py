@@ -2,10 +2,10 @@
 
 Data-parallel training splits each batch into N shards, runs each shard's forward and backward
 on its own worker (a thread here, a GPU in a cluster), and combines the N gradients.  Because the
-batch's loss is the mean over its n real target tokens, the shards must be combined weighted by
-their real tokens n_k::
+batch's loss is the mean over its m real target tokens, the shards must be combined weighted by
+their real tokens m_k::
 
-    L = sum_k (n_k / n) L_k        so        dL/dW = sum_k (n_k / n) g_k
+    L = sum_k (m_k / m) L_k        so        dL/dW = sum_k (m_k / m) g_k
 
 :func:`shard_gradients` measures it live, in float64, on a batch whose padding is uneven across
 the shards: the token-weighted sum equals the one batch's gradient to rounding, and the per-shard
@@ -35,13 +35,13 @@ class ShardGradients(NamedTuple):
     """N shards against one batch (:func:`shard_gradients`)."""
 
     n_shards: int
-    tokens_per_shard: list  # n_k: each shard's real target tokens (uneven)
-    token_weighted: float  # max over parameters of max|g - g_batch| / max|g_batch|, g = sum_k (n_k/n) g_k
+    tokens_per_shard: list  # m_k: each shard's real target tokens (uneven)
+    token_weighted: float  # max over parameters of max|g - g_batch| / max|g_batch|, g = sum_k (m_k/m) g_k
     per_shard_mean: float  # the same for g = (1/N) sum_k g_k, the naive mean
     worst_parameter: str  # where the per-shard mean is furthest off
     per_shard_mean_overall: float  # ||g - g_batch|| / ||g_batch|| over all parameters together, per-shard mean
     loss_batch: float  # the one batch's mean loss over its real tokens
-    loss_token_weighted: float  # sum_k (n_k/n) L_k: the same number
+    loss_token_weighted: float  # sum_k (m_k/m) L_k: the same number
     loss_per_shard_mean: float  # (1/N) sum_k L_k: another number
 
 

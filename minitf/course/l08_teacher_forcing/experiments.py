@@ -64,7 +64,7 @@ from ..kit.leakage import reverse_model_config as lesson8_model_config
 from ..kit.leakage import reverse_task as lesson8_task
 from ..kit.leakage import reverse_train_config as lesson8_train_config
 from .data_parallel import ShardGradients, shard_gradients, uneven_batch
-from .gap import (Compounding, Row, error_compounding, exposure_example, format_rows,
+from .gap import (Compounding, Row, edit_distance, error_compounding, exposure_example, format_rows,
                   learned_config_state, predict_both_ways)
 from .loss import (GradientJourney, PaddingCheck, Stage, activation_memory, cross_attention_off,
                    encoder_parameter_names, gradient_journey, logit_gradient_check, padding_invariance)
@@ -78,7 +78,8 @@ __all__ = [
     "uneven_batch",
     "Stage", "GradientJourney", "gradient_journey", "cross_attention_off", "encoder_parameter_names",
     "activation_memory",
-    "predict_both_ways", "Compounding", "error_compounding", "exposure_example", "Lesson8Run", "lesson8_run",
+    "predict_both_ways", "Compounding", "error_compounding", "edit_distance", "exposure_example", "Lesson8Run",
+    "lesson8_run",
     "Row", "learned_config_state", "format_rows",
 ]
 

@@ -200,7 +200,7 @@ def gradient_journey(seed: int = 0):
     xb, wb = 7.5, 2.1
     xd, wd = (xc - wc / 2 + xb + wb / 2) / 2, (xb + wb / 2) - (xc - wc / 2)
     box(xd, y_loss, wd, bh, loss, "loss: cross-entropy",
-        f"\u2016\u2202L/\u2202z\u2016 = \u2016p\u0302 \u2212 y\u2016 / n = {fmt(norms['loss'])}")
+        f"\u2016\u2202L/\u2202z\u2016 = \u2016p\u0302 \u2212 y\u2016 / m = {fmt(norms['loss'])}")
     box(xb, y_head, wb, bh, dec, "output head W_U", f"\u2016\u2202L/\u2202W_U\u2016 = {fmt(norms['head'])}")
     _grad_arrow(ax, (xb, y_loss - bh / 2), (xb, y_head + bh / 2))
     _grad_arrow(ax, (xb, y_head - bh / 2), (xb, block_y[0] + bh / 2))
@@ -379,7 +379,8 @@ def exposure_gap(seed: int = 0):
                 box.set_linewidth(2.4)
                 a3.text(t + 0.4, y + 0.3, "\u2717", ha="center", va="center", fontsize=PT, fontweight="bold")
         if right is not None:
-            a3.text(n - 0.4, y, f"{n - sum(right)} wrong", ha="left", va="center", fontsize=PT)
+            edits = f"\n{ex['free_running_edits']} edits away" if title == "free-running" else ""
+            a3.text(n - 0.4, y, f"{n - sum(right)} wrong{edits}", ha="left", va="center", fontsize=PT)
     a3.text(-2.65, 0.46, "Teacher-forced, every slip is repaired: the next position is fed the true token. "
             "Free-running, every slip is fed back in.", fontsize=PT, style="italic", va="center")
     a3.legend(handles=[Patch(label=gt.label, **gt.fill()), Patch(label=pr.label, **pr.fill()),

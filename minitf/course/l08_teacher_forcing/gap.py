@@ -33,7 +33,7 @@ from ...training import forward_loss, make_schedule, sequence_metrics
 from ..kit.predictions import generated, predict_both_ways
 from ..kit.runs import check_batch
 
-__all__ = ["predict_both_ways", "Compounding", "error_compounding", "exposure_example", "Row",
+__all__ = ["predict_both_ways", "Compounding", "error_compounding", "edit_distance", "exposure_example", "Row",
            "learned_config_state", "format_rows"]
 
 
@@ -88,6 +88,19 @@ def error_compounding(model: EncoderDecoder, batch: Batch, *, predictions=None) 
                        1.0 - epsilon, overall["token_accuracy"], overall["exact_match"])
 
 
+def edit_distance(a, b) -> int:
+    """Levenshtein distance between the sequences ``a`` and ``b``: the fewest insertions, deletions
+    and substitutions of one token that turn ``a`` into ``b``.  Unlike a position-by-position count,
+    one dropped or repeated token costs 1, not one for every position after it."""
+    d = np.arange(len(b) + 1)  # distances from a[:0] to every prefix of b
+    for i, x in enumerate(a, start=1):
+        prev, d = d, np.empty_like(d)
+        d[0] = i
+        for j, y in enumerate(b, start=1):
+            d[j] = min(prev[j] + 1, d[j - 1] + 1, prev[j - 1] + (x != y))  # delete x, insert y, keep or swap
+    return int(d[-1])
+
+
 def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, *, predictions=None) -> dict:
     """The example of ``batch`` where feeding the model its own output hurts most.
 
@@ -97,7 +110,9 @@ def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, *, predicti
     (ties: the shorter target, then the first).  Returns ``index``, ``source`` (text), and
     token lists ``target``, ``teacher_forced``, ``free_running`` (cut to the target length,
     "" where nothing was generated) with boolean lists ``teacher_forced_right`` and
-    ``free_running_right``.  ``predictions``: as for :func:`error_compounding`.
+    ``free_running_right``, and ``free_running_edits``: the :func:`edit_distance` from the target
+    to what was generated (up to its ``<eos>``), which does not charge a token that is right one
+    place over as wrong.  ``predictions``: as for :func:`error_compounding`.
     """
     check_batch(batch)
     tf_pred, fr_pred = predict_both_ways(model, batch) if predictions is None else predictions
@@ -117,7 +132,8 @@ def exposure_example(model: EncoderDecoder, batch: Batch, tokenizer, *, predicti
     return {"index": i, "source": tokenizer.decode(batch.input_ids[i]),
             "target": tokens(labels[i]), "teacher_forced": tokens(tf_pred[i]), "free_running": tokens(fr[i]),
             "teacher_forced_right": (tf_pred[i, :L] == labels[i, :L]).tolist(),
-            "free_running_right": (fr[i, :L] == labels[i, :L]).tolist()}
+            "free_running_right": (fr[i, :L] == labels[i, :L]).tolist(),
+            "free_running_edits": edit_distance(labels[i, :L].tolist(), [int(t) for t in fr[i] if t >= 0])}
 
 
 # ---- the table: learned / config / state --------------------------------------------------------------
@@ -151,7 +167,7 @@ def learned_config_state(run, batch: Batch | None = None) -> list:
         batch = next(run.task.batches(tc.batch_size, np.random.default_rng(tc.seed)))
     check_batch(batch)
     rows = []
-    # LEARNED: every weight backward updates, by owning module
+    # LEARNED: every weight, by owning module
     groups: dict = {}
     for name, p in model.parameters().items():
         parts = name.split(".")
@@ -160,7 +176,26 @@ def learned_config_state(run, batch: Batch | None = None) -> list:
         groups[owner] = (n_arrays + 1, n_scalars + p.size)
     for owner, (n_arrays, n_scalars) in groups.items():
         rows.append(Row("LEARNED", owner, f"{n_arrays} array{'s' * (n_arrays != 1)}, {n_scalars:,} weights"))
-    rows.append(Row("LEARNED", "total", f"{model.num_parameters():,} weights, all updated by every step"))
+    # a score shift shared by every key leaves each softmax row unchanged, so the key biases' exact
+    # gradient is zero: what backward gives them is rounding, and they stay where they started (0)
+    params = model.parameters()
+    key_biases = [name for name in params if name.rsplit(".", 1)[-1] == "b_k"]
+    n_key = sum(params[name].size for name in key_biases)
+    with model.evaluating():
+        model.zero_grad()
+        _, dlogits, cache, logits, _ = forward_loss(model, batch)
+        model.backward(dlogits, cache)
+        grads = model.gradients()
+        largest = max((float(np.abs(grads[name]).max()) for name in key_biases), default=0.0)
+        others = min((float(np.abs(g).max()) for name, g in grads.items() if name not in key_biases), default=0.0)
+        model.zero_grad()  # the table leaves no gradients behind
+    moved = max((float(np.abs(params[name]).max()) for name in key_biases), default=0.0)
+    rows.append(Row("LEARNED", "total",
+                    f"{model.num_parameters():,} weights, every one given a gradient by each step's backward except "
+                    f"the {n_key:,} of the {len(key_biases)} key biases b_k, whose exact gradient is zero (a score "
+                    f"shift shared by every key leaves the softmax unchanged): on this batch theirs is rounding, "
+                    f"at most {largest:.1e} (every other array's largest entry is at least {others:.1e}), and "
+                    f"after {run.train_config.steps} steps they are at most {moved:.1e} from their initial 0"))
     # CONFIG
     shifted = shift_right(batch.labels, mc.bos_id, mc.pad_id)
     starts = sorted({tok.id_to_token(int(i)) for i in batch.decoder_input_ids[:, 0]})
@@ -185,13 +220,7 @@ def learned_config_state(run, batch: Batch | None = None) -> list:
     rows.append(Row("CONFIG/STATE", "target padding mask",
                     f"{mask.shape} bool, {int(mask.sum())} real of {mask.size} positions (labels == {IGNORE_INDEX})"))
     # STATE: what one step creates and throws away (or, for the optimizer, keeps)
-    with model.evaluating():
-        model.zero_grad()
-        _, dlogits, cache, logits, _ = forward_loss(model, batch)
-        model.backward(dlogits, cache)
-        act = model.activation_bytes(cache)
-        grads = model.gradients()
-        model.zero_grad()
+    act = model.activation_bytes(cache)  # of the forward/backward above
     rows.append(Row("STATE", "logits", f"{logits.shape} {logits.dtype}, {_mb(logits.nbytes)}"))
     rows.append(Row("STATE", "cached activations",
                     f"encoder {_mb(act['encoder'])} + decoder {_mb(act['decoder'])} + head {_mb(act['head'])} "

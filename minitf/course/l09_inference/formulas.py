@@ -75,14 +75,16 @@ def check_kv_cache(rng):
 
 @formula("temperature", lesson="9", section=3, title="Sampling with a temperature",
          latex=r"""
-p = \operatorname{softmax}(z / T), \qquad \frac{p_i}{p_j} = \left(\frac{\hat p_i}{\hat p_j}\right)^{1/T}""",
+p = \operatorname{softmax}(z / \tau), \qquad \frac{p_i}{p_j} = \left(\frac{\hat p_i}{\hat p_j}\right)^{1/\tau}""",
          computes="minitf.decoding.processors.warp_logits",
-         note="T < 1 sharpens the distribution towards the argmax (T = 0.5 squares the odds between any two "
-              "tokens), T > 1 flattens it; no token is removed. Greedy decoding takes argmax z.")
+         note="τ is the temperature (Lesson 9 writes T; here τ, since T is the target length), p̂ = softmax(z) "
+              "the model's own distribution. τ < 1 sharpens the distribution towards the argmax (τ = 0.5 squares "
+              "the odds between any two tokens), τ > 1 flattens it; no token is removed. Greedy decoding takes "
+              "argmax z.")
 def check_temperature(rng):
     z = rng.standard_normal((3, 9)) * 2
-    return [compare(f"softmax(z / {T})", softmax_rows(z / T), softmax_rows(warp_logits(z, temperature=T)))
-            for T in (0.5, 2.0)]
+    return [compare(f"softmax(z / {tau})", softmax_rows(z / tau), softmax_rows(warp_logits(z, temperature=tau)))
+            for tau in (0.5, 2.0)]
 
 
 @formula("top-k", lesson="9", section=3, title="Top-k filtering",

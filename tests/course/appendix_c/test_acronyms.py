@@ -3,7 +3,8 @@
 ``lessons/C-acronyms.ipynb``, with its expansion and the lesson that introduces it.
 
 **What counts as an acronym.**  The text is each markdown cell with its inline code, code
-blocks, LaTeX, HTML tags and link targets removed, split into words at anything but letters,
+blocks, LaTeX, HTML tags and ``<eos>``-like tokens (a ``<`` followed at once by a letter or ``/``, up to
+the next ``>`` on its line: ``T < 1 ... T > 1`` is kept) and link targets removed, split into words at anything but letters,
 digits and underscores (so ``pre-LN`` gives ``LN`` and ``GPT-2`` gives ``GPT``).  A word whose
 last letter is a lower-case plural "s" after a capital loses it (``FLOPs`` -> ``FLOP``,
 ``RNNs`` -> ``RNN``).  The word is an acronym when
@@ -49,7 +50,9 @@ _STRIP = [
     re.compile(r"\$\$.*?\$\$", re.S),  # display math
     re.compile(r"\$[^$\n]+\$"),  # inline math
     re.compile(r"\]\([^)]*\)"),  # link targets (file names, URLs)
-    re.compile(r"<[^>\n]*>"),  # HTML tags (and raw <eos>-like tokens)
+    # HTML tags and raw <eos>-like tokens: a "<" followed at once by a letter or "/", up to the next ">" on its
+    # line, no "<" between; so "T < 1 sharpens ... T > 1" is read, not dropped
+    re.compile(r"</?[A-Za-z][^<>\n]*>"),
 ]
 
 
@@ -180,6 +183,11 @@ def test_each_acronym_is_introduced_where_the_table_says(rows):
 ])
 def test_what_counts_as_an_acronym(word, expected):
     assert is_acronym(word) is expected
+
+
+def test_only_tags_are_dropped_not_comparisons():
+    assert words(prose("T < 1 sharpens, T > 1 flattens; <eos> and <br/> and <extra_id_0> go")) == \
+        ["T", "1", "sharpens", "T", "1", "flattens", "and", "and", "go"]
 
 
 def test_plurals_and_code_are_handled():

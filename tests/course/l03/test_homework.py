@@ -26,7 +26,7 @@ CLASSIC_MISTAKES = [
     ("hw03_fully_masked_rows_averaged", 2, "is fully masked (every key blocked), yet its weights sum to 1"),
     ("hw03_forward_minus_inf", 2, "-inf - (-inf) = nan"),
     # new in issue 28 (round 2)
-    ("hw03_softmax_without_max", 2, "exp(score) overflows to inf"),
+    ("hw03_softmax_without_max", 2, "np.exp(scores) overflowed to inf"),
     ("hw03_max_before_mask", 2, "taken before the mask was added"),
     ("hw03_fully_masked_by_row_sum", 2, "taken for a fully masked row"),
     ("hw03_fully_masked_only_for_padding_shape", 2, "whatever the mask's shape"),

@@ -235,3 +235,18 @@ def test_two_mistakes_with_one_count_are_both_named():
     text = str(info.value)
     assert "the cross-attention weights as T x T" in text and "H_enc once per decoder block" in text, text
     assert "something else" not in text
+
+
+def test_a_secret_problems_description_hides_the_configurations_choices():
+    """What a student reads of a secret problem names the kinds of field a count depends on, not the
+    secret configuration's values: no number (a count written 1,234,567 included), no string, and none of
+    the three flags (share_embeddings, tie_output, norm_first); the public run shows them all."""
+    import re
+
+    from minitf.grading.problems import secret_message
+    problem = common.draw_problem(7, share_embeddings=True, tie_output=False, norm_first=True, dropout=0.1)
+    public = f"parameter_count(...)['W_U']: expected {1234567:,}, received {1234568:,} ({problem.describe()})"
+    assert "share_embeddings=True, tie_output=False, norm_first=True" in public and "1,234,567" in public
+    secret = secret_message(public).split(": ", 1)[1]
+    assert not re.search(r"\d|True|False|sinusoidal|learned|float", secret), secret
+    assert "expected #, received # (" in secret and "positional='...'" in secret and "settings '...'" in secret

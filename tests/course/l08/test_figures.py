@@ -67,5 +67,7 @@ def test_figure_3_plots_the_runs_numbers():
     # the example strip: the target's tokens, the model's both ways
     shown = texts(fig)
     ex = run.midpoint_example
-    assert f"{len(ex['free_running_right']) - sum(ex['free_running_right'])} wrong" in shown
+    n = len(ex["target"])
+    assert f"{n - sum(ex['teacher_forced_right'])} wrong" in shown
+    assert f"{n - sum(ex['free_running_right'])} wrong\n{ex['free_running_edits']} edits away" in shown
     assert any(ex["source"] in t for t in shown)

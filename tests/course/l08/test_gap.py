@@ -72,6 +72,9 @@ def test_learned_config_state_reads_the_live_objects():
     counted = sum(int(r.value.split(", ")[1].split()[0].replace(",", "")) for r in learned)
     assert counted == run.model.num_parameters()
     items = {r.item: r.value for r in rows}
+    key_biases = [p for name, p in run.model.parameters().items() if name.endswith(".b_k")]
+    assert f"except the {sum(p.size for p in key_biases):,} of the {len(key_biases)} key biases b_k" in items["total"]
+    assert "at most 0.0e+00" not in items["total"], "the key biases' gradients read before they were zeroed"
     assert items["teacher-forcing policy"].endswith("True)")
     assert "<bos>" in items["start token"]
     assert str(run.train_config.batch_size) in items["batch size"]
@@ -97,3 +100,11 @@ def test_epsilon_by_length_is_measured_among_the_examples_of_each_length(task, m
     want = [1 - right[n == T].sum() / real[n == T].sum() for T in c.lengths]
     np.testing.assert_allclose(c.epsilon_by_length, want, rtol=1e-12)
     assert len(set(np.round(want, 6))) > 1  # lengths differ, so a pooled value would fail
+
+
+def test_edit_distance_counts_one_dropped_token_once():
+    assert l8.edit_distance("kitten", "sitting") == 3  # two substitutions and an insertion
+    assert l8.edit_distance([], [1, 2]) == 2 and l8.edit_distance([1, 2], []) == 2
+    target = [5, 6, 7, 8, 9, 2]
+    dropped = [5, 7, 8, 9, 2]  # one token dropped: every later position is off by one
+    assert sum(a != b for a, b in zip(target, dropped + [-1])) == 5 and l8.edit_distance(target, dropped) == 1

@@ -36,7 +36,7 @@ CONTRACT_MISTAKES = [
 # new in issue 28 (round 2): inputs the tests never sent -- large logits, min_tokens_to_keep > V, tied
 # scores, a model that guesses right or predicts <pad>
 CONTRACT_MISTAKES += [
-    ("hw09_top_p_softmax_overflows", 1, "np.exp of a logit this large overflows"),
+    ("hw09_top_p_softmax_overflows", 1, "np.exp(logits) overflowed to inf"),
     ("hw09_top_p_min_tokens_negative_slice", 1, "min_tokens_to_keep >= V keeps every token"),
     ("hw09_beam_ties_reversed", 2, "equal running sums must be ranked by the lower index k * V + v first"),
     ("hw09_ss_gold_where_fed_equals_gold", 5, "gold was computed as fed == decoder_input_ids"),
@@ -145,3 +145,41 @@ def test_reference_backwards_agree_with_torch_autograd():
     mask = np.broadcast_to(~src_pad[:, None, :], a.shape)
     assert abs(loss.item() - r_loss) < 1e-13
     assert np.allclose(t_a.grad.numpy()[mask], r_da[mask], rtol=1e-12, atol=1e-15)
+
+
+def _draws_until_a_tie(seed, **sizes) -> int:
+    """How many draws ``tied_beam_problem`` takes on ``seed``: the fewest it succeeds with."""
+    from minitf.course.l09_inference.homework.tests.task2 import TIE_DRAWS, tied_beam_problem
+    for n in range(1, TIE_DRAWS + 1):
+        try:
+            tied_beam_problem(seed, draws=n, **sizes)
+            return n
+        except RuntimeError:
+            pass
+    raise AssertionError(f"no tie in {TIE_DRAWS} draws on seed {seed} ({sizes})")
+
+
+def test_the_tie_tests_redraws_end_well_within_their_bound():
+    """The tie test (test_beam_step_breaks_ties_by_the_lower_index) redraws its problem until it holds a
+    tie, at most TIE_DRAWS times, else a clear error: on the public seed and the instructor folder's secret
+    one it finds a tie within 10 draws, and on the smallest sizes the secret ranges allow at least one draw
+    in 8 holds one (so all TIE_DRAWS = 1000 fail with probability below 0.875^1000, about 1e-58)."""
+    from grading.tools import INSTRUCTOR
+    from minitf.course.l09_inference.homework.tests.task2 import TIE_DRAWS, tied_beam_problem
+    from minitf.grading.problems import PUBLIC_SEED, ProblemSeed, homework_secret, load_secret, shapes
+
+    secret = ProblemSeed(homework_secret(load_secret(INSTRUCTOR / "secret.json"), "hw09"), secret=True)
+    for seed in (ProblemSeed(PUBLIC_SEED), secret):
+        (B, K, V), = shapes(seed, [(3, 3, 9)], B=(1, 5), K=(2, 4), V=(4, 12), rule=lambda B, K, V: V >= 2 * K)
+        for first_step in (False, True):  # as the test draws them
+            assert _draws_until_a_tie(seed + 240 + first_step, B=B, K=K, V=V, first_step=first_step) <= 10
+    for first_step in (False, True):  # the smallest sizes: one draw at a time, and the error when it fails
+        errors = []
+        for s in range(400):
+            try:
+                tied_beam_problem(10 ** 7 + s, B=1, K=2, V=4, first_step=first_step, draws=1)
+            except RuntimeError as e:
+                errors.append(str(e))
+        assert 400 - len(errors) >= 400 / 8, (first_step, len(errors))
+        assert errors and errors[0].startswith("tied_beam_problem: no tie among the K best candidates in 1 draws")
+    assert TIE_DRAWS == 1000

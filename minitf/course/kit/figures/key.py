@@ -2,7 +2,8 @@
 
 Every figure of the course draws with these meanings and with nothing else, so a reader
 who has learnt the key once can read any figure: indigo is always the encoder, a dashed
-wine-red arrow is always a gradient, a grey hatched cell is always a masked position.
+wine-red arrow is always a gradient, a grey hatched cell is always a masked position (hidden from
+the model: a blocked attention weight, or text a pretraining noise replaced).
 
 * **One meaning per colour.**  No two meanings share a colour, and no meaning uses a
   neutral (ink, paper, rule).  ``tests/course/kit/test_figures.py`` checks this, and checks that every
@@ -149,7 +150,7 @@ _MEANINGS = (
             "tokens and positions", "#117733", marker="o"),
     Meaning("predicted", "model-predicted token", "a token the model chose (\u0177), fed back when free-running",
             "tokens and positions", "#DDCC77", marker="^"),
-    Meaning("masked", "masked position", "attention blocked (causal mask): weight exactly 0",
+    Meaning("masked", "masked position", "hidden: attention blocked (weight exactly 0), or text a noise hid",
             "tokens and positions", "#666666", hatch="///"),
     Meaning("padding", "padding", "<pad> filler: no attention, no loss, no gradient",
             "tokens and positions", "#AAAAAA", hatch="..."),

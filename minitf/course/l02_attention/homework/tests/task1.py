@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail, softmax_overflow
 from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 from minitf.layers.softmax import softmax_backward as minitf_softmax_backward
@@ -59,9 +59,8 @@ def diagnose_softmax(z: np.ndarray, p: np.ndarray, tol: dict) -> str | None:
         shifted = _quiet(lambda: np.exp(z - z.max()))
         global_max = _quiet(lambda: shifted / shifted.sum(axis=-1, keepdims=True))
         if np.array_equal(np.isfinite(p), np.isfinite(naive)):
-            return (f"{where}: exp(z) overflowed to inf (beyond z = 709 in float64, 88 in float32), or a row of very "
-                    f"negative scores (a masked row holds {MASK_VALUE:g}) underflowed to 0 / 0. Subtract each row's "
-                    f"maximum before exp: softmax(z - max z) = softmax(z), and every exponent is then <= 0")
+            return softmax_overflow(where, "z", also=f"The same shift keeps a row of very negative scores (a masked "
+                                                    f"row holds {MASK_VALUE:g}) from underflowing to 0 / 0")
         mean_shifted = _quiet(lambda: np.exp(z - z.mean(axis=-1, keepdims=True)))
         mean_shift = _quiet(lambda: mean_shifted / mean_shifted.sum(axis=-1, keepdims=True))
         if not np.isfinite(mean_shift).all() and np.array_equal(np.isfinite(p), np.isfinite(mean_shift)):

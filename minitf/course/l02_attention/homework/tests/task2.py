@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from minitf.attention import scaled_dot_product_attention
-from minitf.grading.asserts import as_array, call, close, expect_close, fail
+from minitf.grading.asserts import as_array, call, close, expect_close, fail, softmax_overflow
 from minitf.grading.problems import shapes
 from minitf.layers.softmax import softmax as minitf_softmax
 
@@ -79,10 +79,8 @@ def check_attention(attention_forward, Q: np.ndarray, K: np.ndarray, V: np.ndarr
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(A) if not np.isfinite(A).all() else ~np.isfinite(out))[0])
         where = f"{'A' if not np.isfinite(A).all() else 'out'}{list(bad)} is not finite"
         if scores.max() > np.log(np.finfo(Q.dtype).max):  # 709 in float64, 88 in float32
-            fail(f"{where} (the scores run up to {scores.max():.4g}, dtype {Q.dtype}): exp(scores) overflowed to inf "
-                 f"(beyond 709 in float64, 88 in float32), and inf / inf is NaN. The softmax inside attention_forward "
-                 f"must be the stable one: subtract the maximum of each row before exp (softmax(s - max s) = "
-                 f"softmax(s)), so that every exponent is <= 0")
+            fail(softmax_overflow(f"{where} (the scores run up to {scores.max():.4g}, dtype {Q.dtype})", "scores",
+                                  also="The softmax inside attention_forward must be the stable one"))
         fail(f"{where}, with scores no larger than {scores.max():.4g}: a NaN or inf came from the computation itself "
              f"(a division by zero?)")
     if not close(A, cache.A, **tol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from minitf.grading.asserts import as_array, close, expect_close, fail
+from minitf.grading.asserts import as_array, close, expect_close, fail, softmax_overflow
 from minitf.masks import causal_mask
 
 from .common import (
@@ -124,7 +124,8 @@ def test_forward_matches_minitf(submission, homework_seed, kind):
     check_forward(forward, attention_problem(homework_seed + 10 + MASK_KINDS.index(kind), kind,
                                              **problem_sizes(homework_seed)))
     if kind in ("none", "causal"):  # and a batch of one (a padding mask needs a full and an empty row)
-        check_forward(forward, attention_problem(homework_seed + 15 + MASK_KINDS.index(kind), kind,
+        # sub-seeds 25 and 26: apart from the six kinds' 10..15, so no two problems share one
+        check_forward(forward, attention_problem(homework_seed + 25 + MASK_KINDS.index(kind), kind,
                                                  **dict(problem_sizes(homework_seed), B=1)))
 
 
@@ -203,9 +204,8 @@ def test_forward_with_large_scores(submission, homework_seed):
     bad = ~np.isfinite(A).all(axis=-1) | ~np.isfinite(out).all(axis=-1)  # (B, H, T)
     if bad.any():
         idx = first_index(bad)
-        fail(f"A or out holds nan or inf on {describe_row(p, idx)}, with scores up to {top:.0f}: exp(score) "
-             f"overflows to inf beyond 709 (float64; 88 in float32), and inf / inf is nan. The stable softmax "
-             f"subtracts each row's maximum of scores + mask before exp, so that exp never exceeds 1")
+        fail(softmax_overflow(f"A or out holds nan or inf on {describe_row(p, idx)}, with scores up to {top:.0f}",
+                              "scores", maximum="each row's maximum of scores + mask"))
     sums = A.sum(axis=-1)  # (B, H, T)
     lost = ~p.dead & (np.abs(sums - 1.0) > 1e-9)
     if lost.any():

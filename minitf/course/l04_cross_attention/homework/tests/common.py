@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from minitf.attention import MultiHeadAttention, merge_heads, split_heads
-from minitf.grading.asserts import close
+from minitf.grading.asserts import close, softmax_overflow
 from minitf.layers import softmax
 from minitf.masks import MASK_VALUE, causal_mask
 
@@ -117,11 +117,10 @@ def with_large_scores(problem: Problem, size: float = LARGE_SCORE) -> Problem:
 def overflow_message(what: str) -> str:
     """The message for a softmax that overflows at large scores (:func:`with_large_scores`): ``what`` is right at
     ordinary ones."""
-    return (f"{what} right at ordinary scores, but not at large ones: a key bias b_k adds q . b_k / sqrt(Dh) to every "
-            f"score of a query (here up to about {LARGE_SCORE:g}), a shift the softmax ignores, so nothing may change. "
-            f"np.exp overflowed (above ~709: inf / inf = NaN), or underflowed to 0 for every key (0 / 0). Subtract "
-            f"each row's maximum before np.exp: exp(z - max z) / sum exp(z - max z) is the same softmax, and never "
-            f"overflows")
+    return softmax_overflow(f"{what} right at ordinary scores, but not at large ones: a key bias b_k adds q . b_k / "
+                            f"sqrt(Dh) to every score of a query (here up to about {LARGE_SCORE:g}), a shift the "
+                            f"softmax ignores, so nothing may change", "scores",
+                            also="The same shift keeps np.exp from underflowing to 0 for every key (0 / 0)")
 
 
 def upstream(problem: Problem, seed: int) -> np.ndarray:

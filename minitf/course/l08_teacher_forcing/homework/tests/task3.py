@@ -6,7 +6,8 @@ import pytest
 
 from minitf.data import IGNORE_INDEX
 from minitf.gradcheck import numerical_gradient
-from minitf.grading.asserts import as_array, as_float, close, expect_close, fail, returned_arg, same_array
+from minitf.grading.asserts import (as_array, as_float, close, expect_close, fail, returned_arg, same_array,
+                                    softmax_overflow)
 from minitf.grading.problems import shapes
 from minitf.grading.wire import Student
 from minitf.loss import cross_entropy as minitf_cross_entropy
@@ -41,8 +42,7 @@ def call_loss(fn, logits, labels, *ignore_index):
     loss = as_float("loss", out[0])
     dlogits = as_array("dlogits", out[1], shape=logits.shape, kind="f")
     if not np.isfinite(dlogits).all():
-        fail(f"dlogits holds non-finite values for logits up to {np.abs(logits).max():.3g}: exp overflowed? "
-             f"Subtract each row's maximum before exp")
+        fail(softmax_overflow(f"dlogits holds non-finite values for logits up to {np.abs(logits).max():.3g}", "logits"))
     return loss, dlogits
 
 

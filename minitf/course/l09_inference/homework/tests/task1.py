@@ -10,7 +10,7 @@ import pytest
 
 from minitf.decoding import top_k_filter as minitf_top_k
 from minitf.decoding import top_p_filter as minitf_top_p
-from minitf.grading.asserts import as_array, call, fail
+from minitf.grading.asserts import as_array, call, fail, softmax_overflow
 from minitf.grading.problems import shapes
 
 from .common import first_index
@@ -143,10 +143,8 @@ def top_p_diagnosis(logits, p, m=1):
         with np.errstate(over="ignore"):
             overflows = not np.isfinite(np.exp(logits)).all()
         if overflows and kept.all() and not np.isfinite(minitf_top_p(logits, p)).all():
-            return (f"keeps every token of logits as large as {float(np.max(logits)):.4g}: np.exp of a logit this "
-                    f"large overflows to inf (above 88.7 in float32, 709.8 in float64), the probabilities become "
-                    f"inf / inf = nan, and a nan mass is never <= 1 - p. Softmax does not change when a constant is "
-                    f"added to a row: subtract each row's maximum before np.exp")
+            return softmax_overflow(f"keeps every token of logits as large as {float(np.max(logits)):.4g}", "logits",
+                                    also="The probabilities are then nan, and a nan mass is never <= 1 - p")
         n_p = max(round(p * V), 1)
         if (kept_count(got) == n_p).all():
             return (f"keeps {n_p} = p * V tokens in every row: p is a probability mass, not a share of the "
@@ -264,6 +262,9 @@ def test_top_p_min_tokens_to_keep_at_least_v_keeps_everything(submission, homewo
             break
         logits = top_p_problem(rng, (B, V), p)
         order = np.argsort(logits, axis=-1, kind="stable")
+    else:
+        raise RuntimeError(f"no top-p problem that removes a token with 2 kept in 1000 draws (B={B}, V={V}): the "
+                           f"grader's problem, not the submission's")
     got = call_filter(top_p, "top_p_filter", logits, p, m_value)
     if np.isneginf(got).any():
         # what the slice remove[..., V - m:] gives when V - m < 0: only the last m - V tokens forced in
