@@ -6,6 +6,7 @@ installed).  With ``MINITF_EXECUTED_NOTEBOOKS=DIR`` set, each executed notebook 
 DIR, outputs included, for a reviewer to read what a fresh run printed."""
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -155,15 +156,24 @@ def test_notebooks_import_minitf_and_define_no_model_code(name):
         assert forbidden not in code, f"{name} defines model code ({forbidden!r}); it belongs in minitf"
 
 
-@pytest.mark.parametrize("name", sorted(SECTIONS))
-def test_notebook_runs_top_to_bottom(name):
+_EXECUTED: dict = {}  # name -> the notebook as this process's environment ran it (the kernel test reuses it)
+
+
+def _execute(name):
     why = "executing the notebooks needs the test tools: pip install -e '.[test]'"
     pytest.importorskip("nbformat", reason=why)
     pytest.importorskip("nbclient", reason=why)
     from minitf.cli.lessons import execute
 
     _cells(name)  # skips outside the repository
-    notebook, seconds = execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+    return execute(LESSONS / name)  # raises CellExecutionError, naming the cell, if a cell fails
+
+
+@pytest.mark.parametrize("name", sorted(SECTIONS))
+def test_notebook_runs_top_to_bottom(name):
+    notebook, seconds = _execute(name)
+    if name in KERNEL_INDEPENDENT:
+        _EXECUTED[name] = notebook
     if os.environ.get("MINITF_EXECUTED_NOTEBOOKS"):
         import nbformat
 
@@ -171,3 +181,56 @@ def test_notebook_runs_top_to_bottom(name):
         out.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, out / name)
     print(f"{name}: ran top to bottom in {seconds:.1f} s")
+
+
+# ---- "run with another CPU kernel of the same BLAS library, the notebook printed the same numbers" ----
+KERNEL_INDEPENDENT = ("06-the-whole-encoder-decoder.ipynb", "07-pretraining-objectives.ipynb",
+                      "08-training-teacher-forcing.ipynb", "09-inference.ipynb",
+                      "10-fine-tuning-on-supervised-pairs.ipynb")
+"""The notebooks whose text says so, in these words or nearly."""
+OTHER_KERNEL = "Prescott"
+TIMING_TAG = "timing"
+"""A code cell tagged so prints measured times or ratios of them: what a machine's load decides."""
+_SECONDS = re.compile(r"\d+(?:\.\d+)?\s?(?:ms|s)\b")  # a measured time: "6.0 s", "3.7 ms"
+_ROUNDING = re.compile(r"\d(?:\.\d+)?e-(?:09|[1-9]\d)\b")  # 1e-9 and below: rounding level in float64
+
+
+def printed_numbers(notebook) -> list:
+    """The text each code cell printed, cell by cell, with measured times and rounding-level
+    numbers (10**-9 and below) written as placeholders; a cell tagged ``timing`` as one
+    placeholder.  What two kernels must agree on, digit for digit."""
+    out = []
+    for i, cell in enumerate(notebook["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        if TIMING_TAG in cell.get("metadata", {}).get("tags", []):
+            out.append((i, "<timing cell>"))
+            continue
+        text = "".join("".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                       for o in cell.get("outputs", []))
+        out.append((i, _ROUNDING.sub("<rounding>", _SECONDS.sub("<time>", text))))
+    return out
+
+
+def test_printed_numbers_mask_times_and_rounding_only():
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [
+        {"text": "trained in 6.0 s, one pass 3.7 ms; rel. error 5.0e-14, 2.1e-10, gap 1.2e-03; loss 1.521\n"}]},
+        {"cell_type": "code", "metadata": {"tags": ["timing"]}, "outputs": [{"text": "2.4x\n"}]},
+        {"cell_type": "markdown", "metadata": {}, "source": "6.0 s"}]}
+    assert printed_numbers(nb) == [
+        (0, "trained in <time>, one pass <time>; rel. error <rounding>, <rounding>, gap 1.2e-03; loss 1.521\n"),
+        (1, "<timing cell>")]
+
+
+@pytest.mark.parametrize("name", KERNEL_INDEPENDENT)
+def test_printed_numbers_do_not_depend_on_the_blas_kernel(name, monkeypatch):
+    """The notebook run again with OpenBLAS forced to another CPU kernel prints the same text,
+    times and rounding-level numbers aside (:func:`printed_numbers`).  Where NumPy's BLAS is not
+    OpenBLAS the variable does nothing and the test only runs the notebook twice."""
+    if os.environ.get("OPENBLAS_CORETYPE", "").lower() == OTHER_KERNEL.lower():
+        pytest.skip(f"OPENBLAS_CORETYPE is already {OTHER_KERNEL}: there is no other kernel to compare with")
+    here = _EXECUTED.pop(name, None) or _execute(name)[0]
+    monkeypatch.setenv("OPENBLAS_CORETYPE", OTHER_KERNEL)  # the kernel process inherits it
+    other, _ = _execute(name)
+    for (i, a), (_, b) in zip(printed_numbers(here), printed_numbers(other)):
+        assert a == b, f"{name}, cell {i}: printed differently with OPENBLAS_CORETYPE={OTHER_KERNEL}:\n{a}\n---\n{b}"

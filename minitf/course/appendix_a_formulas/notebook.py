@@ -24,8 +24,8 @@ NOTEBOOK = "A-formulas.ipynb"
 TITLE = """\
 # Appendix A — Formulas
 
-Every formula the course uses, grouped by the lesson that introduces it, and one that minitf
-has but no lesson uses, the GRU cell, placed beside Lesson 1's LSTM. Under each formula:
+Every formula the course uses, grouped by the lesson that introduces it, and two cells that
+minitf has but no lesson trains, the tanh RNN and the GRU, placed beside Lesson 1's LSTM. Under each formula:
 the minitf function (or functions) that compute it, and a live cell that **checks** it. The check
 computes the formula again in plain NumPy, read straight off the LaTeX (in each
 lesson folder's `formulas.py`, not in minitf's model code), on a small random float64 input, and

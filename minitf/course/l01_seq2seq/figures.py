@@ -156,14 +156,23 @@ def encoder_decoder(seed: int = 0):
 
 
 # ---- section 2: widths -----------------------------------------------------------------------------
-FREE_MARKERS = ("x", "P", "*", "h", "+", "X")
-"""Markers that tell lines of one meaning apart (widths, variants): none of them is one the
-figure key gives a meaning (its s, o, D, ^ and v), and the line styles here are the meaning's
-own, or ':' (the key gives '--' to gradients and '-.' to free-running)."""
+WIDTH_MARKERS = ("p", "1", "8", "4")
+"""One marker per width d of the width sweep, used for nothing else in this lesson."""
+VARIANT_STYLES = {
+    "concat": dict(linestyle="-", marker="x"),
+    "reversed": dict(linestyle=":", marker="+"),
+    "long": dict(linestyle="-", marker="h"),
+    "dot": dict(linestyle="-", marker="*"),
+    "general": dict(linestyle="-", marker="X"),
+}
+"""How this lesson's figures tell variants apart, the same in every figure: a marker per variant,
+and a dotted line for a source read reversed and for nothing else.  None of the markers is one
+the figure key gives a meaning (its s, o, D, ^ and v: each reference line keeps its colour's
+own), and the key's '--' and '-.' (gradients, free-running) are left to their meanings."""
 
 
 def _width_style(i: int, n: int) -> dict:
-    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "marker": FREE_MARKERS[i], "markersize": 7}
+    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "marker": WIDTH_MARKERS[i], "markersize": 7}
 
 
 @register("l01_widths", lesson=1, title="The fixed vector's width: accuracy against source length, init vs concat")
@@ -222,10 +231,10 @@ def reversal(seed: int = 0):
     fwd_name, rev_name = Variant().name, Variant(reverse_source=True).name
     grads = results["gradients"]
     grad, loss, ink = KEY["gradient"], KEY["loss"], NEUTRAL["ink"]
-    # the two reading orders: each meaning's own line style read forwards, dotted read reversed
-    # (the key's '--' is the gradient's own); markers the key leaves free (FREE_MARKERS)
-    styles = {fwd_name: dict(marker="x", alpha=1.0), rev_name: dict(linestyle=":", marker="+", alpha=0.7)}
-    loss_styles = {fwd_name: dict(alpha=1.0), rev_name: dict(linestyle=":", alpha=0.7)}
+    # the two reading orders: each meaning's own line style read forwards (the key's '--' is the
+    # gradient's own), dotted with + read reversed (VARIANT_STYLES, as in the bottleneck figure)
+    styles = {fwd_name: dict(marker=".", alpha=1.0), rev_name: dict(**VARIANT_STYLES["reversed"], alpha=0.7)}
+    loss_styles = {fwd_name: dict(alpha=1.0), rev_name: dict(linestyle=VARIANT_STYLES["reversed"]["linestyle"], alpha=0.7)}
     labels = {fwd_name: "read forwards", rev_name: "read reversed"}
     fig = new_figure(11.2, 5.0)
     S = len(grads[fwd_name]["init"]["total"])
@@ -281,17 +290,16 @@ def bottleneck(seed: int = 0):
     enc, ca, ink = KEY["encoder"], KEY["cross_attention"], NEUTRAL["ink"]
     d = REFERENCE_WIDTH
     # each colour's reference line with the key's own marker (the encoder's s, cross-attention's D),
-    # the other variants with markers the key leaves free, solid or dotted (the key's '--' and '-.'
-    # mean gradient and free-running)
+    # the other variants in this lesson's VARIANT_STYLES (dotted: read reversed, as in l01_reversal)
     lines = [
         (Variant(), "fixed vector, init", enc, dict(linestyle="-", marker="s", alpha=1.0)),
-        (Variant(conditioning="concat"), "fixed vector, concat", enc, dict(linestyle=":", marker="x", alpha=0.8)),
+        (Variant(conditioning="concat"), "fixed vector, concat", enc, dict(**VARIANT_STYLES["concat"], alpha=0.8)),
         (Variant(reverse_source=True), "fixed vector, init, reversed", enc,
-         dict(linestyle="-", marker="P", alpha=0.65)),
+         dict(**VARIANT_STYLES["reversed"], alpha=0.65)),
         (Variant(steps=LONG_STEPS), f"fixed vector, init, {LONG_STEPS} updates", enc,
-         dict(linestyle=":", marker="h", alpha=0.5)),
-        *((Variant(attention=a), f"attention, {a}", ca, dict(linestyle=ls, marker=m, alpha=al))
-          for a, ls, m, al in zip(ATTENTIONS, ("-", ":", "-"), ("D", "*", "X"), (1.0, 0.8, 0.6))),
+         dict(**VARIANT_STYLES["long"], alpha=0.5)),
+        *((Variant(attention=a), f"attention, {a}", ca, dict(marker="D", alpha=1.0) if a == ATTENTIONS[0]
+           else dict(**VARIANT_STYLES[a], alpha=al)) for a, al in zip(ATTENTIONS, (1.0, 0.8, 0.6))),
     ]
     fig = new_figure(10.8, 6.3)
     for k, (field, ylabel) in enumerate((("free_running_token", "free-running token accuracy"),

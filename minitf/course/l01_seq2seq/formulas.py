@@ -27,7 +27,9 @@ def _sigma(a):
 @formula("rnn-cell", lesson="1", section=1, title="The tanh RNN cell",
          latex=r"h_t = \tanh\!\left(x_t W_{ih} + b_{ih} + h_{t-1} W_{hh} + b_{hh}\right)",
          computes="minitf.rnn.cells.RNNCell.forward",
-         note="One step: the new state from the input x_t (B, D) and the previous state h_{t-1} (B, Dr).")
+         note="One step: the new state from the input x_t (B, D) and the previous state h_{t-1} (B, Dr). "
+              "The plainest f of Lesson 1 §1's h_t = f(x_t, h_{t-1}); the lessons train the LSTM below, and "
+              "this cell is here because minitf has it (`RNNConfig(cell=\"rnn\")`).")
 def check_rnn_cell(rng):
     cell = RNNCell(3, 4, rng=rng, dtype=np.float64)
     x, h = rng.standard_normal((2, 3)), rng.standard_normal((2, 4))
@@ -73,8 +75,8 @@ n &= \tanh\!\left(x_t W_{in} + b_{in} + r \odot (h_{t-1} W_{hn} + b_{hn})\right)
 h_t &= (1 - z) \odot n + z \odot h_{t-1}
 \end{aligned}""",
          computes="minitf.rnn.cells.GRUCell.forward",
-         note="No lesson uses the GRU: Lesson 1 §2 compares the tanh RNN with the LSTM, and the GRU is here "
-              "because minitf has it as a third cell (`RNNConfig(cell=\"gru\")`, `minitf train --model rnn --cell gru`). "
+         note="No lesson uses the GRU: Lesson 1 trains only LSTMs (§2 counts its decoder cell under init and "
+              "concat), and the GRU is here because minitf has it as a third cell (`RNNConfig(cell=\"gru\")`, `minitf train --model rnn --cell gru`). "
               "Reset gate r, update gate z, candidate n; W_ih = [W_ir, W_iz, W_in] and W_hh = [W_hr, W_hz, "
               "W_hn] side by side. The reset gate multiplies h_{t-1} W_hn + b_hn after the product, as in PyTorch.")
 def check_gru_cell(rng):
@@ -96,7 +98,8 @@ def check_gru_cell(rng):
 N_{\text{cell}} = k\,(D Dr + Dr^2 + 2Dr), \qquad k = 1 \text{ (RNN)},\ 4 \text{ (LSTM)},\ 3 \text{ (GRU)}""",
          computes="minitf.module.Module.num_parameters",
          note="W_ih (D × kDr), W_hh (Dr × kDr) and two biases of kDr: k gates, each a tanh RNN's worth of weights. "
-              "Lesson 1 §2 counts the RNN and the LSTM; the GRU, which no lesson uses, is checked too (see above).")
+              "Lesson 1 §2 counts the LSTM's (k = 4); the tanh RNN and the GRU, which no lesson trains, are "
+              "checked too.")
 def check_cell_parameters(rng):
     D, Dr = 5, 7
     out = []

@@ -38,6 +38,7 @@ pieces, so that both objectives see the same text.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -293,6 +294,8 @@ def bart_noise_rates(n_docs: int = 2000, seed: int = 0, n_draws: int = 10_000) -
       per original token (one per span); plus, over ``n_draws`` draws of a 30-token budget
       (:func:`~minitf.data.noise.poisson_span_lengths`), the mean span length and the share of
       zero-length spans (Poisson(3): 3, and e^-3 = 0.05, before the last span is cut to fit);
+      and the mean span length at the documents' own budgets, ``ceil(0.3 n)``, where the cut
+      shortens the spans more;
     * sentence permutation: the share of sentences not in their place, and the share of
       documents whose sentences are the same multiset (must be 1);
     * document rotation: the rotation as a share of the length (uniform: about 0.5).
@@ -307,6 +310,10 @@ def bart_noise_rates(n_docs: int = 2000, seed: int = 0, n_draws: int = 10_000) -
                               for _ in range(check_int("n_draws", n_draws, low=1))])
     out["text infilling"].update({"mean span length": float(lengths.mean()), "zero-length spans":
                                   float(np.mean(lengths == 0))})
+    noise = BartNoise()
+    own = np.concatenate([poisson_span_lengths(math.ceil(noise.mask_ratio * len(ids)), rng, noise.poisson_lambda)
+                          for ids in docs])  # each document's own budget, ceil(0.3 n)
+    out["text infilling"]["mean span length at these documents' budgets"] = float(own.mean())
     return out
 
 

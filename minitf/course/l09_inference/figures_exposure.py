@@ -19,8 +19,9 @@ figure                        what it is drawn from
                               (:func:`~minitf.course.l09_inference.exposure.schedule_curves`)
 ============================  =================================================================
 
-A scheduled-sampling model is drawn in the same colours as the plain one (teacher-forced,
-free-running: what it is fed when measured), with dotted lines and hollow markers.
+Colour, marker and line style say what a model is fed when measured (teacher-forced, free-running:
+the figure key's meanings, kept for both models); the model trained with scheduled sampling is told
+apart by thin lines and hollow markers.
 This module imports matplotlib only inside the functions that draw.
 """
 from __future__ import annotations
@@ -54,10 +55,10 @@ def _by_position(results, variant: str, field: str):
 def exposure_by_position(seed: int = 0):
     """Left: the error rate at each target position (position 21 is ``<eos>``) of the plain
     model, fed the true prefix (teacher-forced) and its own (free-running, greedy), and the
-    same two for the model trained with scheduled sampling (linear schedule, dotted, hollow
-    markers); lines are means over the seeds, bands the range of the plain model's.  Right:
-    each seed's free-running token error for every variant, one thin line per seed, the mean
-    as a large marker.  ``seed`` is accepted for the registry's signature; the figure draws
+    same two for the model trained with scheduled sampling (linear schedule: thin lines,
+    hollow markers, each in its feeding's line style); lines are means over the seeds, bands
+    the range of the plain model's.  Right: each seed's free-running token error for every
+    variant, a thin line joining one seed's runs, the mean as a large marker.  ``seed`` is accepted for the registry's signature; the figure draws
     the stored runs."""
     from ..kit.figures.draw import new_figure, slide_axes
 
@@ -75,12 +76,11 @@ def exposure_by_position(seed: int = 0):
         mean, low, high = _by_position(results, variant, field)
         if variant == "teacher_forcing":
             ax.fill_between(pos, low, high, linewidth=0, **meaning.fill(0.2))
-            ax.plot(pos, mean, label=label, markersize=6, linewidth=2.0, **meaning.line())
+            ax.plot(pos, mean, label=label, markersize=6, linewidth=2.4, **meaning.line())
         else:
-            ax.plot(pos, mean, label=label, markersize=6, linewidth=2.0,
-                    **meaning.line(linestyle=":", markerfacecolor=paper))
+            ax.plot(pos, mean, label=label, markersize=6, linewidth=1.2, **meaning.line(markerfacecolor=paper))
     ax.set_xlim(0.5, pos[-1] + 0.5)
-    ax.set_ylim(0, None)
+    ax.set_ylim(0, 1.2 * ax.get_ylim()[1])  # room above the curves for the legend
     ax.set_xticks([1, 5, 10, 15, int(pos[-1])])
     ax.set_xticklabels(["1", "5", "10", "15", f"{int(pos[-1])}: eos"])
     ax.set_xlabel("target position t")
@@ -103,7 +103,7 @@ def exposure_by_position(seed: int = 0):
     ax2.set_xlim(0, None)
     ax2.set_xlabel("free-running token error")
     ax2.grid(True, axis="x")
-    ax2.set_title("\u25bc each seed, \u25c6 the mean", fontsize=PT)
+    ax2.set_title("\u25bc each seed, its runs joined\n\u25c6 the mean", fontsize=PT)
     slide_axes(ax2, PT)
     fig.text(0.075, 0.985, "Fed its own prefix, the model's errors build up along the target",
              fontsize=PT + 2, fontweight="bold", va="top", color=ink)

@@ -474,16 +474,18 @@ def early_stopping_table(results: dict | None = None) -> list[dict]:
 def lr_table(results: dict | None = None) -> list[dict]:
     """The learning-rate / warm-up runs (pretrained, n = 100, every seed) with the
     sample-efficiency runs of the same pairs (peak lr :data:`LR`, warm-up :data:`WARMUP`):
-    one row per (lr, warm-up), mean, min and max over seeds of the free-running exact match,
-    and the mean token accuracy and teacher-forced loss."""
+    one row per (lr, warm-up), mean, min and max over seeds of the free-running exact match and
+    each seed's (``exact_match_by_seed``, in the order of ``seeds``), and the mean token accuracy
+    and teacher-forced loss, all measured at the end of the run."""
     runs = _runs(results, "sample_efficiency", init="bart", n_pairs=N_PAIRS[0]) + _runs(results, "lr")
     groups: dict = {}
     for r in runs:
         groups.setdefault((r["lr"], r["warmup"]), []).append(r)
     rows = []
     for (lr, warmup), rs in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        rs = sorted(rs, key=lambda r: r["seed"])
         em = [r["exact_match"] for r in rs]
-        rows.append({"lr": lr, "warmup": warmup, "seeds": sorted(r["seed"] for r in rs),
+        rows.append({"lr": lr, "warmup": warmup, "seeds": [r["seed"] for r in rs], "exact_match_by_seed": em,
                      "exact_match": float(np.mean(em)), "exact_match_min": min(em), "exact_match_max": max(em),
                      "token_accuracy": float(np.mean([r["token_accuracy"] for r in rs])),
                      "teacher_forced_loss": float(np.mean([r["teacher_forced_loss"] for r in rs]))})

@@ -162,6 +162,7 @@ def test_bart_noise_rates_are_the_measured_shares():
     assert 0.25 < inf["hidden share"] <= expected
     assert 2.5 < inf["mean span length"] < 3.0  # Poisson(3), the last span cut to fit
     assert abs(inf["zero-length spans"] - math.exp(-3)) < 0.015
+    assert inf["mean span length at these documents' budgets"] < inf["mean span length"]  # smaller budgets, more cut
     assert 0.35 < rates["document rotation"]["rotation / length"] < 0.55
 
 

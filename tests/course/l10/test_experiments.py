@@ -182,6 +182,22 @@ def test_gaps_are_paired_by_seed(results):
     assert tok[100] > tok[300] > tok[1000]
 
 
+def test_lr_table_pairs_each_seed_with_the_sample_efficiency_runs(results):
+    rows = {(r["lr"], r["warmup"]): r for r in l10.lr_table(results)}
+    base = rows[(l10.LR, l10.WARMUP)]  # the sample-efficiency runs: 100 pairs, pretrained
+    by_seed = {r["seed"]: r["exact_match"] for r in l10.sample_efficiency_table(results)
+               if r["objective"] == "bart" and r["n_pairs"] == l10.N_PAIRS[0]}
+    assert base["seeds"] == list(l10.SEEDS) and base["exact_match_by_seed"] == [by_seed[s] for s in l10.SEEDS]
+    for r in rows.values():
+        assert len(r["exact_match_by_seed"]) == len(r["seeds"])
+        assert r["exact_match"] == pytest.approx(np.mean(r["exact_match_by_seed"]))
+        assert (r["exact_match_min"], r["exact_match_max"]) == (min(r["exact_match_by_seed"]), max(r["exact_match_by_seed"]))
+    # the notebook's reading: paired by seed, 3e-3 is below 1e-3 on all three seeds, 3e-4 on two of them
+    low, high = rows[(3e-4, l10.WARMUP)]["exact_match_by_seed"], rows[(3e-3, l10.WARMUP)]["exact_match_by_seed"]
+    assert sum(a < b for a, b in zip(low, base["exact_match_by_seed"])) == 2
+    assert all(a < b for a, b in zip(high, base["exact_match_by_seed"]))
+
+
 def test_early_stopping_table_counts_ties_and_differences_in_sentences(results):
     rows = l10.early_stopping_table(results)
     assert len(rows) == 3 * len(l10.SEEDS)
