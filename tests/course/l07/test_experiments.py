@@ -162,7 +162,9 @@ def test_bart_noise_rates_are_the_measured_shares():
     assert 0.25 < inf["hidden share"] <= expected
     assert 2.5 < inf["mean span length"] < 3.0  # Poisson(3), the last span cut to fit
     assert abs(inf["zero-length spans"] - math.exp(-3)) < 0.015
-    assert inf["mean span length at these documents' budgets"] < inf["mean span length"]  # smaller budgets, more cut
+    # the documents' own budgets, ceil(0.3 n) <= 12, cut more spans short than a 30-token budget (2.3-2.4 on
+    # seeds 0-4, against 2.85-2.87)
+    assert inf["mean span length at these documents' budgets"] < inf["mean span length"] - 0.3
     assert 0.35 < rates["document rotation"]["rotation / length"] < 0.55
 
 
