@@ -156,8 +156,9 @@ def encoder_decoder(seed: int = 0):
 
 
 # ---- section 2: widths -----------------------------------------------------------------------------
-WIDTH_MARKERS = ("p", "1", "8", "4")
-"""One marker per width d of the width sweep, used for nothing else in this lesson."""
+WIDTH_LINES = (1.2, 1.9, 2.6, 3.3)
+"""Line widths of the widths d of the width sweep, thin to thick as d grows (and light to dark);
+no markers, so that none is mistaken for a variant's."""
 VARIANT_STYLES = {
     "concat": dict(linestyle="-", marker="x"),
     "reversed": dict(linestyle=":", marker="+"),
@@ -165,14 +166,15 @@ VARIANT_STYLES = {
     "dot": dict(linestyle="-", marker="*"),
     "general": dict(linestyle="-", marker="X"),
 }
-"""How this lesson's figures tell variants apart, the same in every figure: a marker per variant,
-and a dotted line for a source read reversed and for nothing else.  None of the markers is one
-the figure key gives a meaning (its s, o, D, ^ and v: each reference line keeps its colour's
-own), and the key's '--' and '-.' (gradients, free-running) are left to their meanings."""
+"""How this lesson's figures tell variants apart, the same in every figure: a marker per variant
+(+ for a source read reversed, wherever it is drawn), and a dotted line for a reversed source and
+for nothing else, where the meaning's own line is solid (a gradient keeps the key's '--').  None
+of the markers is one the figure key gives a meaning (its s, o, D, ^ and v: each reference line
+keeps its colour's own), and the key's '--' and '-.' (gradients, free-running) keep theirs."""
 
 
 def _width_style(i: int, n: int) -> dict:
-    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "marker": WIDTH_MARKERS[i], "markersize": 7}
+    return {"alpha": 0.35 + 0.65 * i / max(1, n - 1), "linewidth": WIDTH_LINES[i], "marker": None}
 
 
 @register("l01_widths", lesson=1, title="The fixed vector's width: accuracy against source length, init vs concat")
@@ -180,7 +182,7 @@ def widths(seed: int = 0):
     """Free-running token accuracy (greedy, on 40 held-out pairs per length) against the
     source length, for each width d of the stored sweep, with the vector as the decoder's
     initial state ("init", left) and joined to its input at every step ("concat", right).
-    Lines are means over the seeds, one marker and shade per width (darker: wider); the thin
+    Lines are means over the seeds, one line width and shade per width (thicker, darker: wider); the thin
     band is their range.  A wider vector is higher at every length, in both panels; it is not
     flatter (from 3 to 12 letters every wider one falls by more than d = 16).  ``seed`` is
     accepted for the registry's signature; the figure draws the stored sweep."""
@@ -231,10 +233,10 @@ def reversal(seed: int = 0):
     fwd_name, rev_name = Variant().name, Variant(reverse_source=True).name
     grads = results["gradients"]
     grad, loss, ink = KEY["gradient"], KEY["loss"], NEUTRAL["ink"]
-    # the two reading orders: each meaning's own line style read forwards (the key's '--' is the
-    # gradient's own), dotted with + read reversed (VARIANT_STYLES, as in the bottleneck figure)
-    styles = {fwd_name: dict(marker=".", alpha=1.0), rev_name: dict(**VARIANT_STYLES["reversed"], alpha=0.7)}
-    loss_styles = {fwd_name: dict(alpha=1.0), rev_name: dict(linestyle=VARIANT_STYLES["reversed"]["linestyle"], alpha=0.7)}
+    # the two reading orders (VARIANT_STYLES, as in the bottleneck figure): reversed is marked +; the
+    # gradients keep the key's '--' both ways, the loss is solid read forwards and dotted reversed
+    styles = {fwd_name: dict(alpha=1.0), rev_name: dict(marker=VARIANT_STYLES["reversed"]["marker"], alpha=0.7)}
+    loss_styles = {fwd_name: dict(alpha=1.0), rev_name: dict(**VARIANT_STYLES["reversed"], alpha=0.7)}
     labels = {fwd_name: "read forwards", rev_name: "read reversed"}
     fig = new_figure(11.2, 5.0)
     S = len(grads[fwd_name]["init"]["total"])
@@ -258,7 +260,7 @@ def reversal(seed: int = 0):
         curves = np.array([r["loss_curve"] for r in stored_runs(results, name).values()])  # (seeds, windows)
         x = window * (np.arange(curves.shape[1]) + 0.5)
         for c in curves:
-            ax.plot(x, c, linewidth=0.9, **loss.line(**{**loss_styles[name], "alpha": 0.35}))
+            ax.plot(x, c, linewidth=0.9, **loss.line(**{**loss_styles[name], "alpha": 0.35, "marker": None}))
         ax.plot(x, curves.mean(0), linewidth=2.2, label=labels[name], **loss.line(**loss_styles[name]))
     ax.set_xlabel("update")
     ax.set_ylabel("training loss")

@@ -97,7 +97,7 @@ def check_gru_cell(rng):
          latex=r"""
 N_{\text{cell}} = k\,(D Dr + Dr^2 + 2Dr), \qquad k = 1 \text{ (RNN)},\ 4 \text{ (LSTM)},\ 3 \text{ (GRU)}""",
          computes="minitf.module.Module.num_parameters",
-         note="W_ih (D × kDr), W_hh (Dr × kDr) and two biases of kDr: k gates, each a tanh RNN's worth of weights. "
+         note="W_ih (D × kDr), W_hh (Dr × kDr) and two biases of kDr: k blocks (the LSTM's three gates and candidate, the GRU's two gates and candidate), each a tanh RNN's worth of weights. "
               "Lesson 1 §2 counts the LSTM's (k = 4); the tanh RNN and the GRU, which no lesson trains, are "
               "checked too.")
 def check_cell_parameters(rng):

@@ -162,7 +162,8 @@ def depth(seed: int = 0):
     enters), and cos(dL/dx_l, G).  Left: the sub-layers alone, y = x + f(x) against
     y = f(x).  Middle: with LayerNorm, y = x + f(LayerNorm(x)) (minitf's pre-LN block)
     against y = f(LayerNorm(x)).  Right: how much of G's direction is left at block l.
-    Solid: with the residual; dashed: without.  Same weights, input and G in all four
+    Every line is a gradient, in the key's dashes; filled plus: with the residual, hollow
+    cross: without (markers the key gives no meaning).  Same weights, input and G in all four
     stacks (``seed``)."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
@@ -177,7 +178,7 @@ def depth(seed: int = 0):
              fontsize=PT + 2, fontweight="bold", va="top")
 
     def style(residual):
-        return grad.line(linestyle="-" if residual else "--", marker="o" if residual else "s", markersize=6,
+        return grad.line(marker="P" if residual else "X", markersize=7,
                          markevery=4, linewidth=2.4, alpha=1.0 if residual else 0.6,
                          markerfacecolor=grad.color if residual else NEUTRAL["paper"])
 

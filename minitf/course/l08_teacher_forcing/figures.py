@@ -316,7 +316,7 @@ def exposure_gap(seed: int = 0):
     # ---- top left: accuracy over training, both ways ------------------------------------------
     a1 = fig.add_axes((0.075, plot_y / fig_h, 0.39, plot_h / fig_h))
     a1.fill_between(steps, fr_acc, tf_acc, where=tf_acc >= fr_acc, facecolor=rule, edgecolor="none",
-                    label="the gap (exposure bias)")
+                    label="the gap, position by position")
     a1.plot(steps, tf_acc, label="teacher-forced: true prefix fed", markersize=6, **tf.line())
     a1.plot(steps, fr_acc, label="free-running: own prefix fed", markersize=6, **fr.line())
     a1.axvline(mid, color=ink, linestyle=":", linewidth=1.2)

@@ -30,11 +30,13 @@ Shapes in the course's letters (:mod:`minitf`).
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
 
 from ...bench.decode import time_step
+from ...checks import check_int
 from ...config import ModelConfig
 from ...data import IGNORE_INDEX
 from ...decoding import Hypothesis, beam_search, decode_step, greedy_search, start_decoding
@@ -46,7 +48,7 @@ from ..kit.runs import check_model, lesson_model_config, lesson_train_config, on
 
 __all__ = [
     "SHOWCASE_BEAMS", "EVAL_SIZE", "lesson9_task", "lesson9_model_config", "lesson9_train_config", "Lesson9Run",
-    "lesson9_run", "exact_match", "sequence_log_probs", "token_log_probs", "Showcase", "lesson9_showcase",
+    "lesson9_run", "exact_match", "sign_test", "sequence_log_probs", "token_log_probs", "Showcase", "lesson9_showcase",
     "first_right_example", "CacheSnapshot", "kv_cache_snapshots",
     "decoder_step_macs", "once_per_example_macs", "StepLatency", "step_latency",
 ]
@@ -111,6 +113,19 @@ def exact_match(run: Lesson9Run, sequences: np.ndarray) -> np.ndarray:
     (B,) bool."""
     texts = run.task.tokenizer.decode_batch(sequences)
     return np.array([x == t for x, (_, t) in zip(texts, run.eval_pairs)])
+
+
+def sign_test(fixed: int, broken: int) -> float:
+    """Two-sided sign test of ``fixed`` against ``broken`` (the dates one rule gets right and the
+    other wrong, each way; the dates both agree on carry no evidence): the probability, if
+    either way were a fair coin, of a split at least this uneven, 2 * P(X <= min) for
+    X ~ Binomial(fixed + broken, 1/2), at most 1."""
+    fixed, broken = check_int("fixed", fixed, low=0), check_int("broken", broken, low=0)
+    n = fixed + broken
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(fixed, broken) + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
 
 
 # ---- the model's probability of an output ----------------------------------------------------------

@@ -197,7 +197,7 @@ def kv_caches(seed: int = 0):
     rows = [f"{r:<{width_rows}}  {b:>6,} B" for r, b in zip(rows, used)]
     fig.text(0.01, y(table_top), "\n".join(rows), ha="left", va="top", fontsize=PT, family="monospace",
              linespacing=1.3)
-    fig.text(0.01, y(foot), f"buffer capacity T_max = {T_cap} positions (the steps this output takes); "
+    fig.text(0.01, y(foot), f"this figure's buffer: T_max = {T_cap} positions, the steps this output takes; "
              "values V are cached alike; bytes in use: K and V of every layer", ha="left", va="center",
              fontsize=PT, style="italic")
     fig.legend(handles=[Patch(label="self-attention cache: a row per position so far", **dec.fill(tint=0.6)),
@@ -281,7 +281,7 @@ def beam_tree(seed: int = 0):
     y_target = -1.35
     ax.set_xlim(-1.75, n_cols + 0.75)
     ax.set_ylim(n_rows - 0.35, -1.95)
-    fig.text(0.01, 1 - 0.05 / fig_h, f"Beam search (K = {K}) on \u201c{sc.source}\u201d: every candidate, step by step",
+    fig.text(0.01, 1 - 0.05 / fig_h, f"Beam search (K = {K}) on \u201c{sc.source}\u201d: the best candidates, step by step",
              fontsize=TITLE_PT + 0.5, fontweight="bold", va="top")
     fig.text(0.01, 1 - 0.42 / fig_h, f"each step extends the {K} live beams and keeps the {2 * K} best candidates "
              "(top: best), ranked by their sum of log-probs", fontsize=PT, va="top")

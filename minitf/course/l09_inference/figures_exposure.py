@@ -70,9 +70,9 @@ def exposure_by_position(seed: int = 0):
     ax = fig.add_axes((0.075, 0.13, 0.49, 0.63))
     for variant, meaning, field, label in (
             ("teacher_forcing", fr, "free_running", "free-running, teacher forcing"),
-            (SS_SHOWN, fr, "free_running", "free-running, scheduled sampling"),
+            (SS_SHOWN, fr, "free_running", "free-running, scheduled sampling (linear)"),
             ("teacher_forcing", tf, "teacher_forced", "teacher-forced, teacher forcing"),
-            (SS_SHOWN, tf, "teacher_forced", "teacher-forced, scheduled sampling")):
+            (SS_SHOWN, tf, "teacher_forced", "teacher-forced, scheduled sampling (linear)")):
         mean, low, high = _by_position(results, variant, field)
         if variant == "teacher_forcing":
             ax.fill_between(pos, low, high, linewidth=0, **meaning.fill(0.2))
@@ -96,16 +96,16 @@ def exposure_by_position(seed: int = 0):
     values = np.array([[stored_runs(results, v)[s]["free_running_token_error"] for v in variants] for s in seeds])
     for row in values:  # (variants,) one seed
         ax2.plot(row, y, linewidth=1.0, markersize=5, **fr.line(alpha=0.45))
-    ax2.plot(values.mean(0), y, linestyle="none", marker="D", markersize=9, color=ink, label="mean")
+    ax2.plot(values.mean(0), y, linestyle="none", marker="X", markersize=10, color=ink, label="mean")
     ax2.set_yticks(y)
     ax2.set_yticklabels([VARIANT_LABELS[v] for v in variants], fontsize=PT)
     ax2.set_ylim(y[-1] - 0.4, 0.4)
     ax2.set_xlim(0, None)
     ax2.set_xlabel("free-running token error")
     ax2.grid(True, axis="x")
-    ax2.set_title("\u25bc each seed, its runs joined\n\u25c6 the mean", fontsize=PT)
+    ax2.set_title("\u25bc each seed, its runs joined\n\u2716 the mean", fontsize=PT)
     slide_axes(ax2, PT)
-    fig.text(0.075, 0.985, "Fed its own prefix, the model's errors build up along the target",
+    fig.text(0.075, 0.985, "Fed its own prefix, the model's errors build up through most of the target",
              fontsize=PT + 2, fontweight="bold", va="top", color=ink)
     fig.text(0.075, 0.905, f"sort, 20 letters, 200 held-out strings; {results['settings']['train']['steps']} updates; "
              f"mean over seeds {', '.join(map(str, seeds))} (band: their range, teacher forcing only)", fontsize=PT,

@@ -76,9 +76,9 @@ from ...checkpoint import load_checkpoint, load_model, save_checkpoint
 from ...checks import check_choice, check_int
 from ...data.corpus import DenoisingTask, TenseTask
 from ...models import EncoderDecoder
-from ...pretraining import finetune, held_out_sentences, model_config, pretrain
+from ...pretraining import FewPairs, finetune, held_out_sentences, model_config, pretrain
 from ...data.tasks import Task
-from ...training import TrainConfig, evaluate, forward_loss
+from ...training import TrainConfig, eval_pairs, evaluate, forward_loss
 from ..kit import stored
 from ..kit.stored import Stopwatch, provenance, write_results
 
@@ -88,7 +88,7 @@ __all__ = ["RESULTS_PATH", "CHECKPOINT_PATH", "OBJECTIVE", "PRETRAIN_STEPS", "PR
            "pretrain_config", "finetune_config", "pretraining_task", "pretrain_checkpoint", "pretrained_model",
            "checkpoint_record", "fresh_model", "fingerprint", "generate", "run_finetune", "sweep_runs", "load_results",
            "sample_efficiency_table", "summary", "gaps", "history", "early_stopping_picks", "early_stopping_table",
-           "lr_table", "compare_with_stored", "loss_on", "main"]
+           "lr_table", "pairs_trained_on", "compare_with_stored", "loss_on", "main"]
 
 RESULTS_DIR = Path(__file__).resolve().with_name("results")
 RESULTS_PATH = RESULTS_DIR / "sweep.json"
@@ -490,6 +490,15 @@ def lr_table(results: dict | None = None) -> list[dict]:
                      "token_accuracy": float(np.mean([r["token_accuracy"] for r in rs])),
                      "teacher_forced_loss": float(np.mean([r["teacher_forced_loss"] for r in rs]))})
     return rows
+
+
+def pairs_trained_on(n_pairs: int, seed: int) -> int:
+    """How many of a run's ``n_pairs`` pairs it really trains on: :func:`minitf.training.train`
+    leaves out of the batches every pair whose source is one of the seed's held-out sources
+    (:func:`~minitf.training.eval_pairs`), so a few of the fixed set (:class:`FewPairs`) may be lost."""
+    task = downstream_task()
+    held_out_sources = {src for src, _ in eval_pairs(task, finetune_config(seed))}
+    return sum(src not in held_out_sources for src, _ in FewPairs(task, n_pairs, seed).pairs)
 
 
 def compare_with_stored(run: dict, results: dict | None = None, tol: float = 2 / EVAL_SIZE) -> stored.Match:

@@ -39,9 +39,12 @@ def sample_efficiency(seed: int = 0):
 
     table = l10.summary()
     fr, ink, paper = KEY["free_running"], NEUTRAL["ink"], NEUTRAL["paper"]
-    variants = [("bart", "pretrained, all weights", fr.line(linestyle="-", marker="o")),
-                ("frozen", "pretrained, encoder frozen", fr.line(linestyle="--", marker="s", markerfacecolor=paper)),
-                ("scratch", "from scratch", {"color": ink, "linestyle": ":", "marker": "v",
+    # every curve is a free-running measurement: the pretrained ones in the key's free-running style
+    # (filled markers: all weights; hollow: encoder frozen), the one from scratch in neutral ink,
+    # dotted, with a marker the key gives no meaning
+    variants = [("bart", "pretrained, all weights", fr.line()),
+                ("frozen", "pretrained, encoder frozen", fr.line(markerfacecolor=paper)),
+                ("scratch", "from scratch", {"color": ink, "linestyle": ":", "marker": "X",
                                              "markerfacecolor": paper, "markeredgecolor": ink})]
     offsets = {"bart": 9, "frozen": -9, "scratch": 0}  # points: keep the two pretrained labels apart
     fig = new_figure(11.0, 5.6)
@@ -96,8 +99,9 @@ def tf_loss_vs_free_running(seed: int = 0):
                "teacher-forced validation loss", "teacher_forced_loss"),
               (fig.add_axes((0.59, 0.13, 0.39, 0.62)), 100 * h["free_running_exact_match"], fr,
                "free-running exact match (%)", "exact_match")]
-    # the two stopping points in line styles no curve uses: dashed (on the loss), dotted (on exact match)
-    pick_style = {"teacher_forced_loss": (tf, "--", "min loss"), "exact_match": (fr, ":", "max exact match")}
+    # the two stopping points: dotted (on the loss, a style the key leaves free), dash-dot (on the
+    # free-running exact match, the key's free-running style); the key's dashes are the gradient's
+    pick_style = {"teacher_forced_loss": (tf, ":", "min loss"), "exact_match": (fr, "-.", "max exact match")}
     for ax, y, meaning, ylabel, _ in panels:
         ax.plot(steps, y, linewidth=2.4, markersize=7, **meaning.line())
         for which, (m, ls, text) in pick_style.items():
@@ -127,8 +131,8 @@ def tf_loss_vs_free_running(seed: int = 0):
              fontsize=TITLE_PT, fontweight="bold", va="top")
     em_sentences = np.rint(h["free_running_exact_match"] * n)
     ties = int((em_sentences == em_sentences.max()).sum())
-    fig.text(0.01, 0.925, f"pretrained, {l10.N_PAIRS[0]} pairs, seed {seed}; dashed: stop on the loss (step "
-             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%);\ndotted: stop on exact match (step "
+    fig.text(0.01, 0.925, f"pretrained, {l10.N_PAIRS[0]} pairs, seed {seed}; dotted: stop on the loss (step "
+             f"{lo['step']}, exact match {100 * lo['exact_match']:.1f}%);\ndash-dot: stop on exact match (step "
              f"{em['step']}, {100 * em['exact_match']:.1f}%"
              + (f", the first of {ties} evaluations tied at the maximum)" if ties > 1 else ")"),
              fontsize=PT, va="top", linespacing=1.3)

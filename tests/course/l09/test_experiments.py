@@ -160,3 +160,13 @@ def test_step_latency_times_and_counts_each_position():
         assert lat.uncached_macs[k] == l9.decoder_step_macs(model.config, t, 8, False)["total"]
     with pytest.raises(TypeError, match="model"):
         l9.step_latency("model", src, (1,))
+
+
+def test_sign_test_is_the_two_sided_binomial_tail():
+    # 12 against 9: 2 * P(X <= 9), X ~ Binomial(21, 1/2) = 0.664 (Lesson 9's length-penalty table)
+    assert l9.sign_test(12, 9) == pytest.approx(0.6636, abs=1e-4)
+    assert l9.sign_test(9, 12) == l9.sign_test(12, 9)
+    assert l9.sign_test(5, 0) == pytest.approx(2 / 32)  # all five one way
+    assert l9.sign_test(3, 3) == 1.0 and l9.sign_test(0, 0) == 1.0
+    with pytest.raises(ValueError, match="fixed"):
+        l9.sign_test(-1, 2)

@@ -198,6 +198,16 @@ def test_lr_table_pairs_each_seed_with_the_sample_efficiency_runs(results):
     assert all(a < b for a, b in zip(high, base["exact_match_by_seed"]))
 
 
+def test_pairs_trained_on_leaves_out_the_held_out_sources():
+    from minitf.pretraining import FewPairs
+
+    task = l10.downstream_task()
+    held_out = {s for s, _ in eval_pairs(task, l10.finetune_config(2))}
+    fixed = FewPairs(task, 100, 2).pairs
+    assert l10.pairs_trained_on(100, 2) == len([p for p in fixed if p[0] not in held_out]) == 98
+    assert l10.pairs_trained_on(100, 0) == 100  # seed 0's set meets none of its held-out sources
+
+
 def test_early_stopping_table_counts_ties_and_differences_in_sentences(results):
     rows = l10.early_stopping_table(results)
     assert len(rows) == 3 * len(l10.SEEDS)
