@@ -155,7 +155,8 @@ y = \frac{m \odot x}{1 - p}, \quad m_i \sim \operatorname{Bernoulli}(1 - p), \qq
          computes=("minitf.layers.dropout.Dropout.forward", "minitf.layers.dropout.Dropout.backward"),
          note="In training only (the identity in evaluation); on each residual branch, "
               "y = x + Dropout(f(LN(x))), on the feed-forward network's hidden layer, and on the sum of the "
-              "embeddings and the positions. The survivors are scaled so that E[y] = x. The check reads the "
+              "embeddings and the positions. The survivors are scaled by 1/(1 − p), so that the mean of Dropout(x) "
+              "is x. The check reads the "
               "draw m from minitf's cache.")
 def check_dropout(rng):
     p = 0.25
