@@ -44,6 +44,19 @@ def test_figures_folder_has_exactly_the_registered_figures():
                                  "regenerate with `minitf figures`")
 
 
+def test_figures_draw_with_matplotlibs_own_fonts():
+    """The committed figures' glyphs are those of matplotlib's bundled DejaVu.  A font cache
+    (``~/.cache/matplotlib/fontlist-*.json``) written while that copy was missing resolves the
+    family to a system copy instead, whose glyphs differ: every SVG then looks stale."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    found = Path(font_manager.findfont(font_manager.FontProperties(family="DejaVu Sans")))
+    assert found.parent == bundled, (f"DejaVu Sans resolves to {found}, not matplotlib's own {bundled}: delete "
+                                     f"{matplotlib.get_cachedir()}/fontlist-*.json and run again")
+
+
 def test_committed_figures_are_current(fresh):
     recorded = _recorded_versions()
     if recorded != library_versions():
